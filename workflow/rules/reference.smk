@@ -1,0 +1,38 @@
+# Stages 2-3: the digital RON references and the pretraining datasets (supplementary C).
+
+
+rule reference_ron:
+    output:
+        h5="results/reference/{task}/ny{ny}/seed{seed}.h5",
+    params:
+        ron=lambda wc: ron_config(config, wc.task, wc.ny),
+        n_u=lambda wc: task_n_u(wc.task),
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("reference_ron", "{task}_ny{ny}_seed{seed}"),
+    threads: 1
+    resources:
+        **resources_for("reference_ron"),
+    script:
+        "../scripts/reference_ron.py"
+
+
+rule pretraining_dataset:
+    input:
+        ron=f"results/reference/{{task}}/ny{{ny}}/seed{config['reference']['pretrain_seed']}.h5",
+        data="results/data/{task}.h5",
+    output:
+        h5="results/datasets/{task}/ny{ny}.h5",
+    params:
+        **config["pretraining_dataset"],
+        chunk_size=config["reference"]["chunk_size"],
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("pretraining_dataset", "{task}_ny{ny}"),
+    benchmark:
+        "benchmarks/pretraining_dataset/{task}_ny{ny}.tsv"
+    threads: 2
+    resources:
+        **resources_for("pretraining_dataset"),
+    script:
+        "../scripts/pretraining_dataset.py"
