@@ -294,6 +294,22 @@ def _pids_with_marker(marker: str) -> List[int]:
     return found
 
 
+def _slurm_zombies() -> List[int]:
+    """PIDs of zombie slurm*/munge* processes (already dead, only waiting to be reaped)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        comm, rest = stat.split("(", 1)[1].rsplit(")", 1)
+        if rest.split()[0] == "Z" and comm.startswith(("slurm", "munge")):
+            found.append(int(d.name))
+    return found
+
+
 # --------------------------------------------------------------------------------------
 # the cluster
 # --------------------------------------------------------------------------------------
@@ -397,10 +413,19 @@ def single_node_slurm(
             partition=partition,
         )
     )
-    # GPUs without device files: a plain count. Fine without cgroup device confinement.
-    (rt / "gres.conf").write_text(
-        f"NodeName={node} Name=gpu Count={gpus}\n" if gpus else "# no GRES\n"
-    )
+    # Fake GPUs: slurmd insists on device files for gres/gpu (a bare Count= is reported
+    # as 0 GPUs and the node is set INVALID), so point it at empty regular files. Without
+    # cgroup device confinement nothing ever opens them.
+    if gpus:
+        fake = rt / "fakegpu"
+        fake.mkdir()
+        for i in range(gpus):
+            (fake / f"nvidia{i}").touch()
+        (rt / "gres.conf").write_text(
+            f"NodeName={node} Name=gpu File={fake}/nvidia[0-{gpus - 1}]\n"
+        )
+    else:
+        (rt / "gres.conf").write_text("# no GRES\n")
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SBATCH_", "SRUN_", "SQUEUE_"))}
     env["SLURM_CONF"] = str(conf)
@@ -483,7 +508,15 @@ def single_node_slurm(
         start("slurmctld", ["slurmctld", "-D", "-c", "-f", str(conf)])
         wait_for("slurmctld", lambda: (r := client("scontrol", "ping")) is not None and "UP" in r.stdout, deadline)
         start("slurmd", ["slurmd", "-D", "-N", node, "-f", str(conf)])
-        wait_for(f"node {node} idle", lambda: node_state() == "idle", deadline)
+        def node_idle() -> bool:
+            st = node_state()
+            # "inval"/"drain" never heal by themselves: fail now with the logs
+            if st.startswith(("inval", "drain", "drng", "fail")):
+                time.sleep(1)  # let slurmctld write its reason to the log
+                raise RuntimeError(f"node {node} is '{st}'\n{cluster.log_tail()}")
+            return st == "idle"
+
+        wait_for(f"node {node} idle", node_idle, deadline)
         cluster.start_seconds = time.monotonic() - t0
         yield cluster
     finally:
@@ -523,7 +556,13 @@ def _shutdown(cluster: SlurmCluster, procs: Dict[str, subprocess.Popen], marker:
             break
         for pid in leftovers:
             report.append(f"leftover pid {pid}: {_terminate(pid, None, 3)}")
-    # 4. keep config + logs for debugging, remove the runtime dir
+    # 4. slurmstepd double-forks, so finished steps are reparented to init, which may
+    #    reap them a moment later: wait (bounded, nothing is killed here) until no such
+    #    zombie is left, so that `ps` right after the tests shows nothing.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _slurm_zombies():
+        time.sleep(0.2)
+    # 5. keep config + logs for debugging, remove the runtime dir
     rt = cluster.runtime_dir
     with contextlib.suppress(OSError):
         (rt / "log" / "shutdown.log").write_text("\n".join(report) + "\n")

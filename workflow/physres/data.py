@@ -114,11 +114,16 @@ class _NumpyOnlyUnpickler(pickle.Unpickler):
         ("numpy._core.multiarray", "_reconstruct"),
         ("numpy", "ndarray"),
         ("numpy", "dtype"),
+        ("_codecs", "encode"),  # how Python 3 writes bytes into a protocol-2 pickle
     }
 
     def find_class(self, module: str, name: str):
         if (module, name) not in self._allowed:
             raise pickle.UnpicklingError(f"refusing to unpickle {module}.{name}")
+        if module == "_codecs":
+            import codecs
+
+            return codecs.encode
         if name == "_reconstruct":
             from numpy._core.multiarray import _reconstruct
 
@@ -167,7 +172,7 @@ def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int) -> TaskD
 
 def read_ucr_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """UCR format: first column the class label (1..C), then the series values."""
-    table = np.loadtxt(path, delimiter="\t", dtype=np.float64)
+    table = np.loadtxt(path, delimiter="\t", dtype=np.float64, ndmin=2)
     labels = table[:, 0].astype(np.int64)
     return table[:, 1:, None].astype(np.float32), labels
 

@@ -95,6 +95,7 @@ def ron_rollout(ron: RON, u: Float[Array, "batch time nu"], keep: Keep = "final"
     keep="all":    y at every step, shape (batch, time, ny)
     keep="bounds": elementwise (min, max) over batch and time of y and y', each shape (ny,)
     """
+    u = u.astype(ron.W.dtype)  # inputs are stored as float32; compute in the RON's precision
     batch = u.shape[0]
     zeros = jnp.zeros((batch, ron.ny), dtype=u.dtype)
     u_time_major = jnp.swapaxes(u, 0, 1)
