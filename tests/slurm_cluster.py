@@ -46,6 +46,7 @@ import sys
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import textwrap
@@ -76,6 +77,9 @@ REQUIRED_BINARIES = (
     "scancel",
     "srun",
 )
+#: client commands that get a SLURM_CONF-restoring wrapper (see single_node_slurm)
+CLIENT_TOOLS = ("srun", "sbatch", "squeue", "sinfo", "scontrol", "scancel", "sacct",
+                "sacctmgr", "sshare", "sattach", "salloc", "sstat")
 #: Debian packages providing them
 APT_PACKAGES = ("slurm-wlm", "munge")
 #: environment variable that tags every process belonging to one cluster instance
@@ -216,6 +220,18 @@ def slurm_available(install: bool = True) -> Tuple[bool, str]:
 # --------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------
+
+
+def _fake_device(path: Path) -> None:
+    """A character device like /dev/null (1,3) for a fake GPU; a plain file if mknod fails.
+
+    slurmd logs "is not a valid character or block device" for plain files but still
+    counts them; with task/none nothing ever opens the device.
+    """
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError:
+        path.touch()
 
 
 def _free_ports(n: int) -> List[int]:
@@ -420,17 +436,33 @@ def single_node_slurm(
         fake = rt / "fakegpu"
         fake.mkdir()
         for i in range(gpus):
-            (fake / f"nvidia{i}").touch()
+            _fake_device(fake / f"nvidia{i}")
         (rt / "gres.conf").write_text(
             f"NodeName={node} Name=gpu File={fake}/nvidia[0-{gpus - 1}]\n"
         )
     else:
         (rt / "gres.conf").write_text("# no GRES\n")
 
+    # Client wrappers first on PATH: the slurm-jobstep plugin (0.6.1) removes every
+    # SLURM_* variable, SLURM_CONF included, before it calls `srun` inside the job; on a
+    # real cluster srun then finds /etc/slurm/slurm.conf, here it would find nothing
+    # ("fetch_config: DNS SRV lookup failed"). The wrappers restore SLURM_CONF if unset.
+    wrap_dir = rt / "bin"
+    wrap_dir.mkdir(mode=0o755)
+    for tool in CLIENT_TOOLS:
+        real = shutil.which(tool)
+        if real:
+            w = wrap_dir / tool
+            w.write_text(
+                "#!/bin/sh\n# tests/slurm_cluster.py: default SLURM_CONF to the test cluster\n"
+                f': "${{SLURM_CONF:={conf}}}"\nexport SLURM_CONF\nexec {real} "$@"\n'
+            )
+            w.chmod(0o755)
+
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SBATCH_", "SRUN_", "SQUEUE_"))}
     env["SLURM_CONF"] = str(conf)
     env[MARKER_VAR] = marker
-    env["PATH"] = env.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"
+    env["PATH"] = f"{wrap_dir}:" + env.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"
 
     procs: Dict[str, subprocess.Popen] = {}
     cluster = SlurmCluster(

@@ -1,0 +1,83 @@
+"""Configuration: the shipped configs validate; bad configs stop with a message naming the key."""
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import update_config
+
+from physres.config import ConfigError, check_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(*overlays):
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
+    return config
+
+
+@pytest.mark.parametrize("overlays", [(), ("workflow/configs/quick.yaml",), ("workflow/configs/smoke.yaml",)])
+def test_shipped_configs_are_valid(overlays):
+    check_config(load(*overlays))
+
+
+def test_paper_config_has_all_16_ron_configurations():
+    config = load()
+    cells = {(c["task"], c["ny"]) for c in config["reference"]["configs"]}
+    assert cells == {(t, n) for t in config["tasks"] for n in config["dimensions"]}
+    assert len(config["reference"]["configs"]) == 16
+
+
+def broken(edit):
+    config = copy.deepcopy(load())
+    edit(config)
+    with pytest.raises(ConfigError) as info:
+        check_config(config)
+    return str(info.value)
+
+
+def test_unknown_task_names_key_and_allowed_values():
+    message = broken(lambda c: c.update(tasks=["smnist", "cifar10"]))
+    assert "tasks[1]" in message and "cifar10" in message and "mackey_glass" in message
+
+
+def test_dimension_not_multiple_of_three():
+    assert "dimensions[0]: 7 is not a multiple of 3" in broken(lambda c: c.update(dimensions=[7]))
+
+
+def test_dimension_without_robot_layout():
+    message = broken(lambda c: c.update(dimensions=[6, 18]))
+    assert "dimensions[1]: ny = 18 has no robot layout" in message
+
+
+def test_layout_that_does_not_realise_ny():
+    message = broken(lambda c: c["robot"]["layouts"][0].update(n_pcs=3))
+    assert "robot.layouts[0]" in message and "3 * n_robots * n_pcs = 9" in message
+
+
+def test_negative_size():
+    assert "data.smnist.n_train: -3 is less than the minimum of 1" in broken(
+        lambda c: c["data"]["smnist"].update(n_train=-3))
+
+
+def test_missing_key():
+    assert "reference: 'seeds' is a required property" in broken(lambda c: c["reference"].pop("seeds"))
+
+
+def test_unknown_key_lists_allowed_keys():
+    message = broken(lambda c: c["pretrain"].update(epoch=10))
+    assert "pretrain" in message and "'epoch' was unexpected" in message and "epochs" in message
+
+
+def test_snakemake_stops_before_any_job(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("dimensions: [6, 10]\n")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "dimensions[1]: 10 is not a multiple of 3" in result.stdout + result.stderr
+    assert "rule " not in result.stdout  # no job was even planned

@@ -1,0 +1,42 @@
+"""Pretraining datasets: box sampling, labels from f_ref, the split."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from physres.pretraining_data import read_dataset, sample_dataset, visited_box, write_dataset
+from physres.ron import f_ref, init_ron, ron_rollout
+
+
+def make_ron():
+    return init_ron(0, ny=6, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
+                    gamma_range=(0.1, 10.1), epsilon_range=(1.5, 2.5))
+
+
+def test_box_covers_the_rollout(rng):
+    ron = make_ron()
+    u = rng.uniform(-0.5, 0.3, size=(5, 200, 1))
+    box = visited_box(ron, u, chunk_size=2)  # chunking with a padded last chunk
+    y = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))
+    np.testing.assert_allclose(box["y_low"], y.min(axis=(0, 1)))
+    np.testing.assert_allclose(box["y_high"], y.max(axis=(0, 1)))
+    assert box["u_low"][0] == u.min() and box["u_high"][0] == u.max()
+
+
+def test_samples_labels_and_split(rng, tmp_path):
+    ron = make_ron()
+    box = visited_box(ron, rng.uniform(-0.5, 0.3, size=(3, 100, 1)), chunk_size=3)
+    dataset = sample_dataset(ron, box, m=1000, fractions=[0.7, 0.1, 0.2], seed=0)
+    assert [len(dataset[s]["y"]) for s in ("train", "val", "test")] == [700, 100, 200]
+    for split in dataset.values():
+        for name in ("y", "ydot", "u"):
+            assert np.all(split[name] >= box[f"{name}_low"]) and np.all(split[name] <= box[f"{name}_high"])
+        expected = jax.vmap(f_ref, in_axes=(None, 0, 0, 0))(ron, split["y"], split["ydot"], split["u"])
+        np.testing.assert_allclose(split["yddot"], expected, rtol=1e-10, atol=1e-14)
+    # no point appears in two splits
+    all_y = np.concatenate([dataset[s]["y"] for s in ("train", "val", "test")])
+    assert len(np.unique(all_y, axis=0)) == 1000
+    write_dataset(tmp_path / "d.h5", dataset, box, {"seed": 0})
+    back = read_dataset(tmp_path / "d.h5")
+    np.testing.assert_array_equal(back["val"]["yddot"], dataset["val"]["yddot"])
+    again = sample_dataset(ron, box, m=1000, fractions=[0.7, 0.1, 0.2], seed=0)
+    np.testing.assert_array_equal(again["test"]["y"], dataset["test"]["y"])

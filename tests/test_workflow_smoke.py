@@ -1,0 +1,90 @@
+"""The whole DAG at smoke scale through snakemake, in a scratch copy of the workflow."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = yaml.safe_load((ROOT / "workflow/configs/smoke.yaml").read_text())
+
+
+def snakemake(workdir, *args, timeout=1500):
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflow/configs/smoke.yaml", *args]
+    result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("smoke")
+    for name in ("Snakefile", "config.yaml", "workflow"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / name)
+    output = snakemake(workdir)
+    return workdir, output
+
+
+@pytest.mark.smoke
+def test_smoke_dag_builds_every_target(smoke_run):
+    workdir, _ = smoke_run
+    table = pd.read_csv(workdir / "results/tables/ron_reference.csv")
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    assert len(table) == len(config["tasks"]) * len(SMOKE["dimensions"])
+    assert (table["n_seeds"] == len(SMOKE["reference"]["seeds"])).all()
+    assert table["mean"].notna().all() and (table["n_diverged"] == 0).all()
+    acc = table[table["metric"] == "accuracy"]["mean"]
+    assert (acc > 100 / 37).all() and (acc <= 100).all()  # above chance (37 ADIAC classes)
+    nrmse = table[table["metric"] == "nrmse"]["mean"]
+    assert (nrmse > 0).all() and (nrmse < 1.5).all()
+    for ext in ("md", "tex"):
+        assert (workdir / f"results/tables/ron_reference.{ext}").stat().st_size > 100
+
+
+@pytest.mark.smoke
+def test_smoke_task_data_and_checksummed_sources(smoke_run):
+    workdir, _ = smoke_run
+    with np.load(workdir / "resources/mnist/mnist.npz") as mnist:
+        assert mnist["x_train"].shape == (60000, 784) and mnist["x_test"].shape == (10000, 784)
+        assert set(np.unique(mnist["y_test"])) == set(range(10))
+    with h5py.File(workdir / "results/data/smnist.h5") as h5:
+        assert h5["train/u"].shape == (SMOKE["data"]["smnist"]["n_train"], 784, 1)
+        assert 0.0 <= h5["test/u"][...].min() and h5["test/u"][...].max() <= 1.0
+    with h5py.File(workdir / "results/data/adiac.h5") as h5:
+        assert h5["train/u"].shape == (390, 176, 1) and h5["test/u"].shape == (391, 176, 1)
+        assert h5.attrs["n_classes"] == 37
+    with h5py.File(workdir / "results/data/lorenz96.h5") as h5:
+        assert h5["test/u"].shape == (4, 525, 5)
+    with h5py.File(workdir / "results/datasets/mackey_glass/ny9.h5") as h5:
+        m = SMOKE["pretraining_dataset"]["m"]
+        assert [len(h5[s]["y"]) for s in ("train", "val", "test")] == [int(0.7 * m), int(0.1 * m), int(0.2 * m)]
+        assert h5["train/yddot"].shape[1] == 9 and h5.attrs["seed"] == 0
+
+
+@pytest.mark.smoke
+def test_smoke_logs_and_rerun_is_noop(smoke_run):
+    workdir, _ = smoke_run
+    assert (workdir / "logs/rollout/adiac_ny6_ron_seed1.log").read_text().strip()
+    assert (workdir / "benchmarks/rollout/adiac_ny6_ron_seed1.tsv").exists()
+    assert "Nothing to be done" in snakemake(workdir, "-n")
+
+
+@pytest.mark.smoke
+def test_smoke_rerun_is_bitwise_identical(smoke_run):
+    workdir, _ = smoke_run
+    target = "results/activations/smnist/ny6/ron/seed1.h5"
+    score = workdir / "results/scores/smnist/ny6/ron/seed1.json"
+    with h5py.File(workdir / target) as h5:
+        before = h5["test/states"][...]
+    score_before = json.loads(score.read_text())
+    snakemake(workdir, str(score.relative_to(workdir)), "--forcerun", "rollout")
+    with h5py.File(workdir / target) as h5:
+        np.testing.assert_array_equal(h5["test/states"][...], before)
+    assert json.loads(score.read_text()) == score_before
