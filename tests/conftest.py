@@ -1,3 +1,8 @@
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import jax
 import pytest
 
@@ -9,3 +14,30 @@ def rng():
     import numpy as np
 
     return np.random.default_rng(1234)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE_CONFIG = "workflow/configs/smoke.yaml"
+
+
+def copy_workflow(dest: Path) -> Path:
+    """A scratch copy of the workflow (Snakefile, config, workflow/) to run snakemake in."""
+    for name in ("Snakefile", "config.yaml", "workflow"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    return dest
+
+
+def run_smoke_snakemake(workdir, *args, timeout=1500):
+    # targets and options first: --configfile takes every word that follows it
+    cmd = [sys.executable, "-m", "snakemake", *args, "--cores", "2", "--configfile", SMOKE_CONFIG]
+    result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout + result.stderr
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """The whole smoke DAG, run locally once per test session: (workdir, snakemake output)."""
+    workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
+    return workdir, run_smoke_snakemake(workdir)

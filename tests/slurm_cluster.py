@@ -17,6 +17,10 @@ What ``single_node_slurm`` does:
   0700 tmp paths cannot be used for it),
 * writes ``slurm.conf`` and ``gres.conf`` there and exports ``SLURM_CONF`` only in the
   environment it hands out (``cluster.env``); ``os.environ`` is never modified,
+* puts small wrappers for the client commands (srun, sbatch, squeue, ...) first on
+  ``cluster.env["PATH"]`` that set ``SLURM_CONF`` when it is missing: the slurm-jobstep
+  plugin deletes all ``SLURM_*`` variables before it runs ``srun`` inside a job, and
+  this cluster's config is not in /etc/slurm,
 * starts its own ``munged`` (own key, own socket: a system munged is never touched),
   ``slurmctld`` and ``slurmd`` in the foreground as child processes (so their PIDs are
   known), on free TCP ports,
@@ -28,8 +32,8 @@ What ``single_node_slurm`` does:
   the config and daemon logs to ``<workdir>/slurm-logs`` and deletes the runtime dir.
 
 The node is deliberately *fake-large* (``SlurmdParameters=config_overrides``): it
-announces 16 CPUs, 256 GB and 4 GPUs (GRES ``gpu`` without device files) whatever the
-machine has, so the real profile's requests for heavy rules (``--gpus=1 --mem 64000``)
+announces 16 CPUs, 256 GB and 4 GPUs (GRES ``gpu`` backed by dummy character devices
+in the runtime dir, clones of /dev/null) whatever the machine has, so the real profile's requests for heavy rules (``--gpus=1 --mem 64000``)
 are accepted and scheduled. Nothing heavy ever runs on it; there is no GPU, no cgroup
 enforcement and no accounting (``sacct`` does not work: use
 ``slurm-status-command: squeue``, which the profile does).
@@ -49,7 +53,6 @@ import socket
 import stat
 import subprocess
 import tempfile
-import textwrap
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -117,6 +120,7 @@ class SlurmCluster:
         return subprocess.run(
             list(cmd),
             env=self.env,
+            cwd=self.runtime_dir,  # e.g. sbatch's default slurm-%j.out lands here
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -208,13 +212,17 @@ def slurm_available(install: bool = True) -> Tuple[bool, str]:
         missing = _missing_binaries()
         if missing:
             return False, "still missing after apt-get install: " + ", ".join(missing)
+    # (client commands such as `sinfo --version` already need a slurm.conf; slurmd -V not)
     try:
         v = subprocess.run(
-            ["sinfo", "--version"], capture_output=True, text=True, timeout=15
-        ).stdout.strip()
+            ["slurmd", "-V"], capture_output=True, text=True, timeout=15,
+            env=dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"),
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
-        return False, f"sinfo --version failed: {e}"
-    return True, f"{v} ({how})"
+        return False, f"slurmd -V failed: {e}"
+    if v.returncode != 0:
+        return False, f"slurmd -V failed (rc={v.returncode}): {v.stderr.strip()}"
+    return True, f"{v.stdout.strip()} ({how})"
 
 
 # --------------------------------------------------------------------------------------
@@ -354,6 +362,8 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
+
+
 JobCompType=jobcomp/none
 MpiDefault=none
 MailProg=/bin/true
@@ -615,7 +625,8 @@ if __name__ == "__main__":  # manual smoke test: python tests/slurm_cluster.py
         with single_node_slurm() as c:
             print(f"cluster up in {c.start_seconds:.1f} s, pids {c.pids}")
             print(c.run("sinfo").stdout)
-            jid = c.run("sbatch", "--parsable", "--gpus=1", "--wrap", "hostname; sleep 1").stdout.strip()
+            jid = c.run("sbatch", "--parsable", "--gpus=1", "-o", "/dev/null",
+                        "--wrap", "hostname; sleep 1").stdout.strip()
             t = time.monotonic()
             while time.monotonic() - t < 30:
                 st = c.run("squeue", "-h", "-t", "all", "-j", jid, "-o", "%T").stdout.strip()
@@ -623,4 +634,4 @@ if __name__ == "__main__":  # manual smoke test: python tests/slurm_cluster.py
                     break
                 time.sleep(0.5)
             print("job", jid, st)
-        print(textwrap.dedent("stopped."))
+        print("stopped.")

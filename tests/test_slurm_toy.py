@@ -12,12 +12,16 @@ from the real one and changes only what a laptop cluster needs: short status-che
 intervals, no retries, short latency-wait, and (only if the real profile sets them)
 cluster-specific resources such as partition, account or GPU model are replaced/removed.
 
-GPUs: the test cluster announces 4 *fake* GPUs (GRES gpu with empty device files), so
+GPUs: the test cluster announces 4 *fake* GPUs (GRES gpu backed by dummy devices), so
 the toy ``pretrain`` rule keeps ``gpu: 1`` from the real profile, the plugin really
 submits ``sbatch ... --gpus=1`` and SLURM really allocates a (fake) GPU. Nothing uses a
 GPU. The sbatch lines are taken from snakemake's ``--verbose`` output ("sbatch call:")
 and recorded (printed, ``record_property``, ``<tmp>/sbatch_calls.txt`` and, if set, the
 file named by $PHYSRES_SLURM_SBATCH_RECORD).
+
+The toy run also checks that every job ran under SLURM (job id in its log), that SLURM
+recorded the GPU request (``scontrol show job``: TresPerJob=gres:gpu:1) and that the
+job's shell saw a GPU (CUDA_VISIBLE_DEVICES set).
 
 Skips (with the reason) when SLURM cannot be used here, unless PHYSRES_REQUIRE_SLURM=1,
 in which case it fails instead (use that in CI).
@@ -65,13 +69,16 @@ CLUSTER_SPECIFIC = {
 }
 #: settings of the test-only override profile (a later --profile wins per top-level key)
 TEST_OVERRIDES = {
-    "slurm-init-seconds-before-status-checks": 5,
-    "seconds-between-status-checks": 5,
+    # short status-check intervals (the plugin adds 10 s per check without news)
+    "slurm-init-seconds-before-status-checks": 2,
+    "seconds-between-status-checks": 2,
+    # the test cluster has no accounting: sacct would hang the run (see the profile)
     "slurm-status-command": "squeue",
+    # keep SLURM logs of successful jobs for inspection
     "slurm-keep-successful-logs": True,
     "latency-wait": 5,
+    # a failing job must fail once, not be resubmitted
     "retries": 0,
-    "jobs": 4,
 }
 
 
@@ -227,7 +234,8 @@ def test_cluster_stops_every_process(tmp_path):
     _require_slurm()
     with single_node_slurm(tmp_path) as c:
         assert c.run("sinfo", "-h", "-o", "%P %t").stdout.split() == [f"{c.partition}*", "idle"]
-        c.run("sbatch", "--parsable", "--gpus=1", "--wrap", "sleep 300")
+        c.run("sbatch", "--parsable", "--gpus=1", "-o", "/dev/null", "-D", str(tmp_path),
+              "--wrap", "sleep 300")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if c.run("squeue", "-h", "-o", "%T").stdout.strip() == "RUNNING":
@@ -265,7 +273,7 @@ def test_toy_workflow_on_slurm_matches_local(cluster_run, local_run):
     assert set(calls) == {"make_number", GPU_RULE, "combine", FAIL_RULE}, calls.keys()
 
 
-def test_gpu_rule_sbatch_line(cluster_run, record_property, tmp_path_factory):
+def test_gpu_rule_sbatch_line(cluster, cluster_run, record_property, tmp_path_factory):
     assert cluster_run.returncode == 0, cluster_run.output[-6000:]
     calls = sbatch_calls(cluster_run.output)
     assert len(calls.get(GPU_RULE, [])) == 1, calls
@@ -280,9 +288,13 @@ def test_gpu_rule_sbatch_line(cluster_run, record_property, tmp_path_factory):
     for rule, lines in calls.items():
         if rule != GPU_RULE:
             assert "--gpus" not in lines[0], (rule, lines[0])
-    # SLURM really allocated a (fake) GPU to the job
+    # SLURM recorded the GPU request (finished jobs stay visible to scontrol for
+    # MinJobAge seconds) and the rule's shell saw the allocated (fake) GPU
     log = (cluster_run.workdir / "logs" / f"{GPU_RULE}.log").read_text()
-    assert "job_gpus=none" not in log, log
+    jobid = re.match(r"job=(\d+)", log).group(1)
+    info = cluster.run("scontrol", "show", "job", jobid).stdout
+    assert f"TresPerJob=gres:gpu:{res['gpu']}" in info, info
+    assert re.search(r"cuda=\d", log), f"no GPU visible in the {GPU_RULE} job: {log!r}"
 
     record = "\n".join(f"{rule}: {without_wrap(lines[0])}" for rule, lines in sorted(calls.items()))
     record_property("sbatch_calls", record)
@@ -301,6 +313,7 @@ def test_failing_job_is_reported(cluster, tmp_path):
         wd, _clean_env(cluster.env),
     )
     print(f"\n[slurm] failing run took {run.seconds:.1f} s (rc={run.returncode})")
+    (tmp_path / "snakemake-output.txt").write_text(run.output)
     assert run.returncode != 0, run.output[-4000:]
     assert f"Error in rule {FAIL_RULE}" in run.output, run.output[-4000:]
     # retries: 0 from the override profile wins over retries: 1 of the real profile

@@ -1,8 +1,5 @@
 """The whole DAG at smoke scale through snakemake, in a scratch copy of the workflow."""
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import h5py
@@ -11,25 +8,10 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import run_smoke_snakemake as snakemake
+
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = yaml.safe_load((ROOT / "workflow/configs/smoke.yaml").read_text())
-
-
-def snakemake(workdir, *args, timeout=1500):
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", "workflow/configs/smoke.yaml", *args]
-    result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return result.stdout + result.stderr
-
-
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("smoke")
-    for name in ("Snakefile", "config.yaml", "workflow"):
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / name)
-    output = snakemake(workdir)
-    return workdir, output
 
 
 @pytest.mark.smoke

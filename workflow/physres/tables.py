@@ -71,7 +71,7 @@ def write_table(frame: pd.DataFrame, display: pd.DataFrame, latex_display: pd.Da
     stem = Path(stem)
     with atomic_path(stem.with_suffix(".csv")) as tmp:
         frame.to_csv(tmp, index=False, float_format="%.6g")
-    write_text(stem.with_suffix(".md"), f"{caption}\n\n{display.to_markdown(index=False)}\n")
+    write_text(stem.with_suffix(".md"), f"{caption}\n\n{display.to_markdown(index=False, disable_numparse=True)}\n")
     latex = latex_display.to_latex(index=False, escape=False, column_format="l" * len(latex_display.columns))
     write_text(stem.with_suffix(".tex"), f"% {caption}\n{latex}")
 

@@ -1,0 +1,140 @@
+"""The pretrained physical reservoir: soft robots + affine map + feedforward/feedback control.
+
+Map (paper, Sec. 4.1): Q = phi(y) = A y + c with A = U diag(s) V^T. U and V stay orthogonal
+(a fixed random orthogonal matrix times the exponential of a trainable skew-symmetric one),
+s = softplus(s_raw) + s_min > s_min, so psi(Q) = A^-1 (Q - c) = V diag(1/s) U^T (Q - c) in
+closed form. Being affine, the second-order term of Eq. (loss_fn) vanishes:
+
+    Q_phi = A y + c,  Q'_phi = A y',  T = T_fb(Q_phi, Q'_phi) + T_ff(u),
+    y''_hat = A^-1 f_phys(Q_phi, Q'_phi, T)
+"""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import numpy as np
+from jaxtyping import Array, Float
+
+from physres.robot import SoftRobots, sample_robots, softplus_inverse
+
+
+def skew(P: Float[Array, "n n"]) -> Float[Array, "n n"]:
+    return P - P.T
+
+
+class AffineMap(eqx.Module):
+    """phi(y) = A y + c with A = U diag(s) V^T; U = U0 expm(skew(P_U)), V likewise."""
+
+    U0: Float[Array, "ny ny"]
+    V0: Float[Array, "ny ny"]
+    P_U: Float[Array, "ny ny"]
+    P_V: Float[Array, "ny ny"]
+    s_raw: Float[Array, " ny"]
+    c: Float[Array, " ny"]
+    s_min: float = eqx.field(static=True)
+
+    def factors(self):
+        U = self.U0 @ jsl.expm(skew(self.P_U))
+        V = self.V0 @ jsl.expm(skew(self.P_V))
+        s = jax.nn.softplus(self.s_raw) + self.s_min
+        return U, s, V
+
+    def matrix(self) -> Float[Array, "ny ny"]:
+        U, s, V = self.factors()
+        return (U * s) @ V.T
+
+    def inverse_matrix(self) -> Float[Array, "ny ny"]:
+        U, s, V = self.factors()
+        return (V / s) @ U.T
+
+    def phi(self, y: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        return self.matrix() @ y + self.c
+
+    def psi(self, Q: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        return self.inverse_matrix() @ (Q - self.c)
+
+
+def random_orthogonal(key: jax.Array, n: int) -> Float[Array, "n n"]:
+    """Haar-random orthogonal matrix: QR of a standard normal matrix with sign-fixed diagonal."""
+    q, r = jnp.linalg.qr(jax.random.normal(key, (n, n)))
+    return q * jnp.sign(jnp.diag(r))
+
+
+def init_map(key: jax.Array, ny: int, sigma: float, s_min: float) -> AffineMap:
+    """c = 0, Sigma = sigma I, random orthogonal U and V (paper, supplementary E)."""
+    k_u, k_v = jax.random.split(key)
+    zeros = jnp.zeros((ny, ny))
+    s_raw = jnp.full(ny, float(softplus_inverse(sigma - s_min)))
+    return AffineMap(random_orthogonal(k_u, ny), random_orthogonal(k_v, ny), zeros, zeros, s_raw, jnp.zeros(ny), s_min)
+
+
+def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: int) -> eqx.Module:
+    """tanh MLP with a linear output layer, Glorot-uniform weights and zero biases; depth = 0
+    gives a single linear layer."""
+    if depth == 0:
+        model = eqx.nn.Linear(in_size, out_size, key=key)
+    else:
+        model = eqx.nn.MLP(in_size, out_size, width, depth, activation=jnp.tanh, key=key)
+    init = jax.nn.initializers.glorot_uniform()
+    is_linear = lambda x: isinstance(x, eqx.nn.Linear)  # noqa: E731
+    linears = [leaf for leaf in jax.tree_util.tree_leaves(model, is_leaf=is_linear) if is_linear(leaf)]
+    keys = jax.random.split(key, len(linears))
+    new = [eqx.tree_at(lambda l: (l.weight, l.bias), lin,
+                       (init(k, lin.weight.shape), jnp.zeros_like(lin.bias))) for k, lin in zip(keys, linears)]
+    return eqx.tree_at(lambda m: [leaf for leaf in jax.tree_util.tree_leaves(m, is_leaf=is_linear) if is_linear(leaf)],
+                       model, new)
+
+
+CONTROLLERS = {
+    # name: (feedforward width, depth), (feedback width, depth)
+    "full": ((64, 2), (64, 2)),
+    "simplified": ((0, 0), (16, 1)),
+}
+
+
+class PhysicalReservoir(eqx.Module):
+    """theta = {theta_rob, theta_map, theta_contr}: robots, map, feedforward and feedback MLPs."""
+
+    robots: SoftRobots
+    map: AffineMap
+    feedforward: eqx.Module  # T_ff(u): n_u -> ny
+    feedback: eqx.Module  # T_fb(Z): 2 ny -> ny
+
+    def actuation(self, Q, Qdot, u):
+        return self.feedback(jnp.concatenate([Q, Qdot])) + self.feedforward(u)
+
+    def mapped_acceleration(self, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[Array, " nu"]):
+        """y''_hat of Eq. (loss_fn) for one sample (vmap for batches)."""
+        A = self.map.matrix()
+        Q, Qdot = A @ y + self.map.c, A @ ydot
+        Qddot = self.robots.acceleration(Q, Qdot, self.actuation(Q, Qdot, u))
+        return self.map.inverse_matrix() @ Qddot
+
+
+def init_physical_reservoir(
+    key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
+    controller: str = "full", sigma: float = 0.003, s_min: float = 1e-4,
+    gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
+) -> PhysicalReservoir:
+    if 3 * n_robots * n_pcs != ny:
+        raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
+    k_rob, k_map, k_ff, k_fb = jax.random.split(key, 4)
+    (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
+    return PhysicalReservoir(
+        robots=sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis),
+        map=init_map(k_map, ny, sigma, s_min),
+        feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
+        feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
+    )
+
+
+def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:
+    """The paper's three groups of theta, for gradient checks and freezing."""
+    return {"theta_rob": model.robots, "theta_map": model.map, "theta_contr": (model.feedforward, model.feedback)}
+
+
+def as_numpy_theta(model: PhysicalReservoir) -> np.ndarray:
+    return np.asarray(model.robots.theta())

@@ -1,0 +1,201 @@
+"""Parallel multi-start pretraining (paper, Sec. 3.4 and supplementary E).
+
+All starts of one (task, ny, mode) are one stacked pytree: a single jit-compiled, vmapped epoch
+function trains them together. Loss: the acceleration equation error of Eq. (loss_fn),
+MSE = mean over the batch of ||y'' - y''_hat||^2. Optimiser: gradient clipping, then Adam with
+a linear warm-up and a cosine decay. Mode "rob_fixed" keeps theta_rob out of the differentiated
+partition, so it is bitwise unchanged. The model kept per start is the best on validation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from tqdm.auto import tqdm
+
+from physres.io import atomic_path
+from physres.physical import PhysicalReservoir
+
+MODES = ("full", "rob_fixed")
+Batch = dict[str, jax.Array]  # y, ydot, u, yddot: (n, ...)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    epochs: int
+    warmup_epochs: int
+    learning_rate: float
+    final_learning_rate: float
+    batch_size: int
+    clip_norm: float
+
+
+def make_optimizer(schedule: Schedule, steps_per_epoch: int) -> optax.GradientTransformation:
+    """clip -> Adam with warm-up (final_lr -> lr) then cosine decay to final_lr, per step."""
+    lr = optax.warmup_cosine_decay_schedule(
+        init_value=schedule.final_learning_rate,
+        peak_value=schedule.learning_rate,
+        warmup_steps=schedule.warmup_epochs * steps_per_epoch,
+        decay_steps=schedule.epochs * steps_per_epoch,
+        end_value=schedule.final_learning_rate,
+    )
+    return optax.chain(optax.clip_by_global_norm(schedule.clip_norm), optax.adam(lr))
+
+
+def trainable(model: PhysicalReservoir, mode: str):
+    """Filter spec: True for the leaves pretraining changes. The map's random orthogonal bases
+    U0, V0 are fixed; theta_rob is frozen in mode rob_fixed."""
+    if mode not in MODES:
+        raise ValueError(f"unknown pretraining mode {mode!r}; allowed: {', '.join(MODES)}")
+    spec = jax.tree_util.tree_map(eqx.is_inexact_array, model)
+    spec = eqx.tree_at(lambda m: (m.map.U0, m.map.V0), spec, (False, False))
+    if mode == "rob_fixed":
+        spec = eqx.tree_at(lambda m: m.robots.raw, spec, False)
+    return spec
+
+
+def squared_errors(model: PhysicalReservoir, batch: Batch) -> jax.Array:
+    """||y'' - y''_hat||^2 per sample, shape (n,)."""
+    predicted = jax.vmap(model.mapped_acceleration)(batch["y"], batch["ydot"], batch["u"])
+    return jnp.sum((batch["yddot"] - predicted) ** 2, axis=-1)
+
+
+def mse_loss(model: PhysicalReservoir, batch: Batch) -> jax.Array:
+    return jnp.mean(squared_errors(model, batch))
+
+
+def acceleration_rmse(model: PhysicalReservoir, batch: Batch) -> jax.Array:
+    """RMSE over samples and components of y'' (the paper's test RMSE)."""
+    return jnp.sqrt(jnp.mean(squared_errors(model, batch)) / batch["y"].shape[-1])
+
+
+def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n_train: int) -> Callable:
+    """One epoch of one start: a scan over shuffled minibatches (the last partial one dropped)."""
+    steps = n_train // batch_size
+
+    def epoch(model, opt_state, key, train: Batch):
+        order = jax.random.permutation(key, n_train)[: steps * batch_size].reshape(steps, batch_size)
+        params, static = eqx.partition(model, spec)  # only arrays travel through the scan
+
+        def step(carry, idx):
+            params, opt_state = carry
+            batch = jax.tree_util.tree_map(lambda a: a[idx], train)
+            loss, grads = jax.value_and_grad(lambda p: mse_loss(eqx.combine(p, static), batch))(params)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            return (eqx.apply_updates(params, updates), opt_state), loss
+
+        (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), order)
+        return eqx.combine(params, static), opt_state, jnp.mean(losses)
+
+    return epoch
+
+
+class TrainState(eqx.Module):
+    """Everything a resumed run needs; all arrays carry a leading start axis."""
+
+    model: PhysicalReservoir
+    opt_state: optax.OptState
+    best_model: PhysicalReservoir
+    best_val: jax.Array  # (S,)
+    best_epoch: jax.Array  # (S,)
+    train_loss: jax.Array  # (S, epochs)
+    val_loss: jax.Array  # (S, epochs)
+    epoch: jax.Array  # () epochs done
+
+
+def init_state(models: PhysicalReservoir, optimizer, spec, epochs: int) -> TrainState:
+    starts = jax.tree_util.tree_leaves(models)[0].shape[0]
+    opt_state = eqx.filter_vmap(lambda m: optimizer.init(eqx.filter(m, spec)))(models)
+    nan = jnp.full((starts, epochs), jnp.nan)
+    return TrainState(models, opt_state, models, jnp.full(starts, jnp.inf), jnp.full(starts, -1), nan, nan,
+                      jnp.asarray(0))
+
+
+def make_train_step(optimizer, spec, schedule: Schedule, n_train: int) -> Callable:
+    """jit(vmap over starts) of one epoch plus validation and best-model bookkeeping."""
+    epoch_fn = eqx.filter_vmap(make_epoch(optimizer, spec, schedule.batch_size, n_train),
+                               in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None))
+    val_fn = eqx.filter_vmap(mse_loss, in_axes=(eqx.if_array(0), None))
+
+    @eqx.filter_jit
+    def train_step(state: TrainState, keys, train: Batch, val: Batch) -> TrainState:
+        model, opt_state, train_loss = epoch_fn(state.model, state.opt_state, keys, train)
+        val_loss = val_fn(model, val)
+        improved = jnp.isfinite(val_loss) & (val_loss < state.best_val)
+        pick = lambda new, old: jnp.where(improved.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)  # noqa: E731
+        best = jax.tree_util.tree_map(pick, eqx.filter(model, eqx.is_array), eqx.filter(state.best_model, eqx.is_array))
+        best_model = eqx.combine(best, eqx.filter(state.best_model, eqx.is_array, inverse=True))
+        e = state.epoch
+        return TrainState(
+            model, opt_state, best_model,
+            jnp.where(improved, val_loss, state.best_val), jnp.where(improved, e, state.best_epoch),
+            state.train_loss.at[:, e].set(train_loss), state.val_loss.at[:, e].set(val_loss), e + 1,
+        )
+
+    return train_step
+
+
+def save_state(path: str | Path, state: TrainState) -> None:
+    with atomic_path(path) as tmp:
+        eqx.tree_serialise_leaves(tmp, state)
+
+
+def load_state(path: str | Path, like: TrainState) -> TrainState:
+    return eqx.tree_deserialise_leaves(path, like)
+
+
+def epoch_keys(base_key: jax.Array, epoch: int, starts: int) -> jax.Array:
+    """Shuffling keys of one epoch, one per start: a pure function of (key, epoch), so a resumed
+    run draws exactly the minibatches an uninterrupted one would."""
+    return jax.random.split(jax.random.fold_in(base_key, epoch), starts)
+
+
+def pretrain_multistart(
+    models: PhysicalReservoir, data: dict[str, Batch], schedule: Schedule, mode: str, key: jax.Array,
+    resume_path: str | Path | None = None, checkpoint_every: int = 50, log=None,
+    stop_after: int | None = None,
+) -> TrainState:
+    """Train all starts (stacked ``models``) together; resume from ``resume_path`` if present.
+
+    ``stop_after`` ends the run after that many epochs in total (to test resuming).
+    """
+    spec = trainable(models, mode)
+    train, val = (jax.tree_util.tree_map(jnp.asarray, data[s]) for s in ("train", "val"))
+    n_train = len(train["y"])
+    if n_train < schedule.batch_size:
+        raise ValueError(f"batch_size {schedule.batch_size} exceeds the {n_train} training samples")
+    optimizer = make_optimizer(schedule, n_train // schedule.batch_size)
+    state = init_state(models, optimizer, spec, schedule.epochs)
+    if resume_path is not None and Path(resume_path).exists():
+        state = load_state(resume_path, state)
+        if log:
+            log.info("resumed from %s at epoch %d", resume_path, int(state.epoch))
+    step = make_train_step(optimizer, spec, schedule, n_train)
+    starts = len(state.best_val)
+    last = schedule.epochs if stop_after is None else min(schedule.epochs, stop_after)
+    bar = tqdm(range(int(state.epoch), last), desc=f"pretrain {mode}", unit="epoch", mininterval=10.0)
+    for epoch in bar:
+        state = step(state, epoch_keys(key, epoch, starts), train, val)
+        if epoch % 10 == 0 or epoch == last - 1:
+            bar.set_postfix(val=np.array2string(np.asarray(state.val_loss[:, epoch]), precision=3))
+        if resume_path is not None and ((epoch + 1) % checkpoint_every == 0 or epoch + 1 == last):
+            save_state(resume_path, state)
+    return state
+
+
+def stack_models(models: list[PhysicalReservoir]) -> PhysicalReservoir:
+    arrays = [eqx.filter(m, eqx.is_array) for m in models]
+    static = eqx.filter(models[0], eqx.is_array, inverse=True)
+    return eqx.combine(jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *arrays), static)
+
+
+def unstack_model(models: PhysicalReservoir, index: int) -> PhysicalReservoir:
+    arrays, static = eqx.partition(models, eqx.is_array)
+    return eqx.combine(jax.tree_util.tree_map(lambda x: x[index], arrays), static)

@@ -1,0 +1,123 @@
+"""The physical reservoir's body: N planar PCS soft robots of n_pcs segments each (soromox).
+
+Coordinates of one robot, per segment: [bending, axial, shear] strains as deviations from the
+rest strain [0, 1, 0]; stacked over robots they form Q (ny = 3 N n_pcs). Actuation T acts
+directly on these generalized coordinates. Dynamics of one robot (paper, Sec. 4)::
+
+    B(q) q'' + C(q, q') q' + D q' + K q + G(q) = tau
+
+With ``coriolis=False`` (the paper's default) the C q' term is dropped.
+
+theta_rob per segment is [L, r, rho, E, G, d_bending, d_axial, d_shear]; it is stored
+unconstrained and made positive by softplus plus a minimum (paper, Sec. 4.1).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import soromox as sx
+from jaxtyping import Array, Float
+
+PARAMETER_NAMES = (
+    "length", "radius", "density", "young_modulus", "shear_modulus",
+    "damping_bending", "damping_axial", "damping_shear",
+)
+REST_STRAIN = (0.0, 1.0, 0.0)
+
+
+def softplus_inverse(x: np.ndarray) -> np.ndarray:
+    """Inverse of log(1 + e^z), stable for large and small x > 0."""
+    x = np.asarray(x, np.float64)
+    return x + np.log(-np.expm1(-x))
+
+
+@functools.lru_cache(maxsize=None)
+def pcs_template(n_pcs: int) -> sx.PlanarPCS:
+    """A soromox PlanarPCS with n_pcs segments, built once eagerly; only its structure is used
+    (``from_links`` validates values eagerly and cannot run under jit, ``with_params`` can)."""
+    with jax.ensure_compile_time_eval():  # the first call may come from inside a jit trace
+        links = [
+            sx.LinkSpec.circular(length=0.1, radius=0.02, density=1000.0, reference_strain=list(REST_STRAIN),
+                                 young_modulus=2000.0, shear_modulus=1000.0, damping=np.diag([1e-5, 1e-3, 1e-3]))
+            for _ in range(n_pcs)
+        ]
+        return sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2))
+
+
+def pcs_robot(theta: Float[Array, "n_pcs 8"], gravity: Float[Array, "2"]) -> sx.PlanarPCS:
+    """A differentiable soromox robot from physical segment parameters theta (traceable).
+
+    Stiffness per segment diag(E I L, E A L, G A L) with A = pi r^2, I = pi r^4 / 4 (as
+    soromox's from_links); damping diag(d_bending, d_axial, d_shear) in generalized coordinates.
+    """
+    L, r, rho, E, G, d_b, d_a, d_s = (theta[:, i] for i in range(8))
+    area, inertia = jnp.pi * r**2, jnp.pi * r**4 / 4.0
+    stiffness = jax.vmap(jnp.diag)(jnp.stack([E * inertia * L, E * area * L, G * area * L], axis=1))
+    damping = jax.vmap(jnp.diag)(jnp.stack([d_b, d_a, d_s], axis=1))
+    rest = jnp.broadcast_to(jnp.asarray(REST_STRAIN, theta.dtype), (theta.shape[0], 3))
+    link = sx.ContinuumLinkParams(length=L, density=rho, reference_strain=rest,
+                                  cross_section=sx.CrossSectionParams(coefficients=r[:, None]),
+                                  stiffness=stiffness, damping=damping)
+    return pcs_template(theta.shape[0]).with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
+
+
+def robot_acceleration(
+    theta: Float[Array, "n_pcs 8"], q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"],
+    gravity: Float[Array, "2"], coriolis: bool,
+) -> Float[Array, " n"]:
+    """q'' of one robot (n = 3 n_pcs): B^-1 (tau - K q - D q' - G(q) [- C q'])."""
+    robot = pcs_robot(theta, gravity)
+    B, coriolis_force, gravity_force = robot.dynamics_terms(q, qdot)
+    rhs = tau - robot.elastic_force(q) - robot.damping_matrix(q) @ qdot - gravity_force
+    if coriolis:
+        rhs = rhs - coriolis_force
+    return jnp.linalg.solve(B, rhs)
+
+
+class SoftRobots(eqx.Module):
+    """theta_rob of N robots, unconstrained: physical = softplus(raw) + minimum.
+
+    raw: (N, n_pcs, 8) in the order of PARAMETER_NAMES.
+    """
+
+    raw: Float[Array, "N n_pcs 8"]
+    minimum: tuple[float, ...] = eqx.field(static=True)
+    gravity: tuple[float, float] = eqx.field(static=True)
+    coriolis: bool = eqx.field(static=True)
+
+    @property
+    def n_robots(self) -> int:
+        return self.raw.shape[0]
+
+    @property
+    def n_pcs(self) -> int:
+        return self.raw.shape[1]
+
+    def theta(self) -> Float[Array, "N n_pcs 8"]:
+        return jax.nn.softplus(self.raw) + jnp.asarray(self.minimum, self.raw.dtype)
+
+    def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        """Stacked accelerations Q'' of all robots (unbatched; vmap over samples)."""
+        split = lambda x: x.reshape(self.n_robots, 3 * self.n_pcs)  # noqa: E731
+        gravity = jnp.asarray(self.gravity, self.raw.dtype)
+        per_robot = jax.vmap(robot_acceleration, in_axes=(0, 0, 0, 0, None, None))
+        return per_robot(self.theta(), split(Q), split(Qdot), split(T), gravity, self.coriolis).reshape(-1)
+
+
+def sample_robots(
+    key: jax.Array, n_robots: int, n_pcs: int, init_ranges: dict[str, list[float]],
+    minimum_fraction: float = 0.01, gravity=(0.0, 0.0), coriolis: bool = False,
+) -> SoftRobots:
+    """theta_rob uniform in the paper's initialisation ranges (per segment); each parameter's
+    lower bound theta_min is ``minimum_fraction`` times the low end of its range."""
+    low = jnp.asarray([init_ranges[name][0] for name in PARAMETER_NAMES])
+    high = jnp.asarray([init_ranges[name][1] for name in PARAMETER_NAMES])
+    physical = jax.random.uniform(key, (n_robots, n_pcs, len(PARAMETER_NAMES)), minval=low, maxval=high)
+    minimum = np.asarray(low) * minimum_fraction
+    raw = jnp.asarray(softplus_inverse(np.asarray(physical) - minimum))
+    return SoftRobots(raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis)
