@@ -12,6 +12,7 @@ configfile: "config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/reference.smk"
+include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/report.smk"
 

@@ -1,12 +1,16 @@
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import jax
 import pytest
 
 jax.config.update("jax_enable_x64", True)
+# identical programs (same shapes) compiled by different tests are compiled once per session
+jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="physres-jax-cache-"))
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
 @pytest.fixture

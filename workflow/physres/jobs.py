@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import jax
 
@@ -13,5 +14,10 @@ def start_job(snakemake) -> logging.Logger:
 
     logger = setup_logging(snakemake.log[0] if snakemake.log else None)
     jax.config.update("jax_enable_x64", bool(getattr(snakemake.params, "x64", True)))
+    # jobs of the same shapes (other tasks, other seeds) reuse compiled programs across processes
+    cache = os.environ.get("PHYSRES_JAX_CACHE", ".jax_cache")
+    if cache:
+        jax.config.update("jax_compilation_cache_dir", os.path.abspath(cache))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
     logger.info("rule %s, wildcards %s", snakemake.rule, dict(snakemake.wildcards))
     return logger

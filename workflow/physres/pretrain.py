@@ -3,8 +3,9 @@
 All starts of one (task, ny, mode) are one stacked pytree: a single jit-compiled, vmapped epoch
 function trains them together. Loss: the acceleration equation error of Eq. (loss_fn),
 MSE = mean over the batch of ||y'' - y''_hat||^2. Optimiser: gradient clipping, then Adam with
-a linear warm-up and a cosine decay. Mode "rob_fixed" keeps theta_rob out of the differentiated
-partition, so it is bitwise unchanged. The model kept per start is the best on validation.
+a linear warm-up and a cosine decay. Mode "rob_fixed" selects the old theta_rob after every
+update (jnp.where, so it is bitwise unchanged); the mode is a traced flag, so both modes share
+one compiled program. The model kept per start is the best on validation.
 """
 
 from __future__ import annotations
@@ -49,16 +50,16 @@ def make_optimizer(schedule: Schedule, steps_per_epoch: int) -> optax.GradientTr
     return optax.chain(optax.clip_by_global_norm(schedule.clip_norm), optax.adam(lr))
 
 
-def trainable(model: PhysicalReservoir, mode: str):
-    """Filter spec: True for the leaves pretraining changes. The map's random orthogonal bases
-    U0, V0 are fixed; theta_rob is frozen in mode rob_fixed."""
+def trainable(model: PhysicalReservoir):
+    """Filter spec: True for the leaves pretraining changes (the map's random orthogonal bases
+    U0 and V0 stay fixed)."""
+    spec = jax.tree_util.tree_map(eqx.is_inexact_array, model)
+    return eqx.tree_at(lambda m: (m.map.U0, m.map.V0), spec, (False, False))
+
+
+def check_mode(mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"unknown pretraining mode {mode!r}; allowed: {', '.join(MODES)}")
-    spec = jax.tree_util.tree_map(eqx.is_inexact_array, model)
-    spec = eqx.tree_at(lambda m: (m.map.U0, m.map.V0), spec, (False, False))
-    if mode == "rob_fixed":
-        spec = eqx.tree_at(lambda m: m.robots.raw, spec, False)
-    return spec
 
 
 def squared_errors(model: PhysicalReservoir, batch: Batch) -> jax.Array:
@@ -80,7 +81,7 @@ def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n
     """One epoch of one start: a scan over shuffled minibatches (the last partial one dropped)."""
     steps = n_train // batch_size
 
-    def epoch(model, opt_state, key, train: Batch):
+    def epoch(model, opt_state, key, train: Batch, freeze_robots):
         order = jax.random.permutation(key, n_train)[: steps * batch_size].reshape(steps, batch_size)
         params, static = eqx.partition(model, spec)  # only arrays travel through the scan
 
@@ -89,7 +90,9 @@ def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n
             batch = jax.tree_util.tree_map(lambda a: a[idx], train)
             loss, grads = jax.value_and_grad(lambda p: mse_loss(eqx.combine(p, static), batch))(params)
             updates, opt_state = optimizer.update(grads, opt_state, params)
-            return (eqx.apply_updates(params, updates), opt_state), loss
+            new = eqx.apply_updates(params, updates)
+            new = eqx.tree_at(lambda m: m.robots.raw, new, jnp.where(freeze_robots, params.robots.raw, new.robots.raw))
+            return (new, opt_state), loss
 
         (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), order)
         return eqx.combine(params, static), opt_state, jnp.mean(losses)
@@ -112,21 +115,23 @@ class TrainState(eqx.Module):
 
 def init_state(models: PhysicalReservoir, optimizer, spec, epochs: int) -> TrainState:
     starts = jax.tree_util.tree_leaves(models)[0].shape[0]
+    dtype = models.map.c.dtype
     opt_state = eqx.filter_vmap(lambda m: optimizer.init(eqx.filter(m, spec)))(models)
-    nan = jnp.full((starts, epochs), jnp.nan)
-    return TrainState(models, opt_state, models, jnp.full(starts, jnp.inf), jnp.full(starts, -1), nan, nan,
-                      jnp.asarray(0))
+    # explicit (strong) dtypes, as train_step returns them: otherwise the second call recompiles
+    nan = jnp.full((starts, epochs), jnp.nan, dtype=dtype)
+    return TrainState(models, opt_state, models, jnp.full(starts, jnp.inf, dtype=dtype),
+                      jnp.full(starts, -1, dtype=jnp.int32), nan, nan, jnp.asarray(0, dtype=jnp.int32))
 
 
 def make_train_step(optimizer, spec, schedule: Schedule, n_train: int) -> Callable:
     """jit(vmap over starts) of one epoch plus validation and best-model bookkeeping."""
     epoch_fn = eqx.filter_vmap(make_epoch(optimizer, spec, schedule.batch_size, n_train),
-                               in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None))
+                               in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None, None))
     val_fn = eqx.filter_vmap(mse_loss, in_axes=(eqx.if_array(0), None))
 
     @eqx.filter_jit
-    def train_step(state: TrainState, keys, train: Batch, val: Batch) -> TrainState:
-        model, opt_state, train_loss = epoch_fn(state.model, state.opt_state, keys, train)
+    def train_step(state: TrainState, keys, train: Batch, val: Batch, freeze_robots) -> TrainState:
+        model, opt_state, train_loss = epoch_fn(state.model, state.opt_state, keys, train, freeze_robots)
         val_loss = val_fn(model, val)
         improved = jnp.isfinite(val_loss) & (val_loss < state.best_val)
         pick = lambda new, old: jnp.where(improved.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)  # noqa: E731
@@ -166,7 +171,9 @@ def pretrain_multistart(
 
     ``stop_after`` ends the run after that many epochs in total (to test resuming).
     """
-    spec = trainable(models, mode)
+    check_mode(mode)
+    spec = trainable(models)
+    freeze_robots = jnp.asarray(mode == "rob_fixed")
     train, val = (jax.tree_util.tree_map(jnp.asarray, data[s]) for s in ("train", "val"))
     n_train = len(train["y"])
     if n_train < schedule.batch_size:
@@ -182,7 +189,7 @@ def pretrain_multistart(
     last = schedule.epochs if stop_after is None else min(schedule.epochs, stop_after)
     bar = tqdm(range(int(state.epoch), last), desc=f"pretrain {mode}", unit="epoch", mininterval=10.0)
     for epoch in bar:
-        state = step(state, epoch_keys(key, epoch, starts), train, val)
+        state = step(state, epoch_keys(key, epoch, starts), train, val, freeze_robots)
         if epoch % 10 == 0 or epoch == last - 1:
             bar.set_postfix(val=np.array2string(np.asarray(state.val_loss[:, epoch]), precision=3))
         if resume_path is not None and ((epoch + 1) % checkpoint_every == 0 or epoch + 1 == last):
@@ -199,3 +206,31 @@ def stack_models(models: list[PhysicalReservoir]) -> PhysicalReservoir:
 def unstack_model(models: PhysicalReservoir, index: int) -> PhysicalReservoir:
     arrays, static = eqx.partition(models, eqx.is_array)
     return eqx.combine(jax.tree_util.tree_map(lambda x: x[index], arrays), static)
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(path: str | Path, model: PhysicalReservoir, sidecar: dict) -> None:
+    """Equinox serialisation of one start, plus a JSON sidecar (how to rebuild its skeleton,
+    seed, library versions, loss curves) at path.with_suffix('.json')."""
+    from physres.io import write_json
+
+    with atomic_path(path) as tmp:
+        eqx.tree_serialise_leaves(tmp, model)
+    write_json(Path(path).with_suffix(".json"), sidecar)
+
+
+def load_checkpoint(path: str | Path) -> tuple[PhysicalReservoir, dict]:
+    from physres.io import read_json
+    from physres.physical import init_physical_reservoir
+
+    sidecar = read_json(Path(path).with_suffix(".json"))
+    skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **sidecar["architecture"])
+    return eqx.tree_deserialise_leaves(path, skeleton), sidecar
+
+
+def library_versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    return {name: md.version(name) for name in ("jax", "jaxlib", "equinox", "optax", "diffrax", "soromox", "numpy")}

@@ -15,7 +15,7 @@ import pandas as pd
 
 from physres.io import atomic_path, read_json, write_text
 
-DIGITS = {"accuracy": 2, "nrmse": 3}
+DIGITS = {"accuracy": 2, "nrmse": 3, "test_rmse": 3, "trajectory_nrmse": 3}
 TASK_ORDER = ["smnist", "adiac", "mackey_glass", "lorenz96"]
 TASK_LABEL = {"smnist": "sMNIST", "adiac": "ADIAC", "mackey_glass": "Mackey-Glass", "lorenz96": "Lorenz96"}
 
@@ -101,4 +101,65 @@ def render_ron_reference(table: pd.DataFrame, stem: str | Path) -> None:
                "test NRMSE for Mackey-Glass and Lorenz96; mean ± std over reference seeds "
                "(diverged runs excluded, one * each), the score of the RON used for pretraining, "
                "and the paper's value.")
+    write_table(table, rows("md"), rows("latex"), stem, caption)
+
+
+def pretraining_scores(evaluations: Iterable[dict]) -> pd.DataFrame:
+    """Per-seed rows (task, ny, mode, seed, metric, value, diverged) from evaluation JSONs.
+    A diverged rollout has no trajectory NRMSE; a non-finite test RMSE counts as diverged too."""
+    rows = []
+    for evaluation in evaluations:
+        for seed in evaluation["seeds"]:
+            base = {"task": evaluation["task"], "ny": evaluation["ny"], "mode": evaluation["mode"], "seed": seed["seed"]}
+            rows.append({**base, "metric": "test_rmse", "value": seed["test_rmse"],
+                         "diverged": seed["test_rmse"] is None})
+            rows.append({**base, "metric": "trajectory_nrmse", "value": seed["trajectory_nrmse"],
+                         "diverged": bool(seed["diverged"])})
+    frame = pd.DataFrame(rows)
+    frame["value"] = frame["value"].astype(float)
+    return frame
+
+
+def pretraining_table(scores: pd.DataFrame, paper: list[dict], layouts: list[dict]) -> pd.DataFrame:
+    """The paper's Table 1 as tidy rows: (task, ny, n_robots, n_pcs, mode, metric) with mean,
+    std, n_diverged, and the paper's mean/std/n_diverged."""
+    table = aggregate(scores, ["task", "ny", "mode", "metric"])
+    paper_rows = [{"task": p["task"], "ny": p["ny"], "mode": p["mode"], "metric": metric,
+                   "paper_mean": p[metric][0], "paper_std": p[metric][1],
+                   "paper_n_diverged": p["n_diverged"] if metric == "trajectory_nrmse" else 0}
+                  for p in paper for metric in ("test_rmse", "trajectory_nrmse")]
+    table = table.merge(pd.DataFrame(paper_rows), on=["task", "ny", "mode", "metric"], how="left")
+    table = table.merge(pd.DataFrame(layouts), on="ny", how="left")
+    return table
+
+
+def render_pretraining(table: pd.DataFrame, stem: str | Path) -> None:
+    """Wide rendering like the paper's Table 1: ours (paper) per mode and metric."""
+    columns = [("rob_fixed", "test_rmse"), ("rob_fixed", "trajectory_nrmse"), ("full", "test_rmse"), ("full", "trajectory_nrmse")]
+    labels = {"rob_fixed": "theta_rob fixed", "full": "full pretraining", "test_rmse": "test RMSE",
+              "trajectory_nrmse": "trajectory NRMSE"}
+
+    def cell(task, ny, mode, metric, style):
+        match = table[(table.task == task) & (table.ny == ny) & (table["mode"] == mode) & (table.metric == metric)]
+        if match.empty:
+            return "--"
+        row = match.iloc[0]
+        ours = mean_std(row, style)
+        paper = mean_std(pd.Series({"mean": row["paper_mean"], "std": row["paper_std"], "metric": metric,
+                                    "n_diverged": row["paper_n_diverged"] if np.isfinite(row["paper_n_diverged"]) else 0}),
+                         style)
+        return f"{ours} (paper {paper})" if style == "md" else f"{ours} ({paper})"
+
+    def rows(style):
+        cells = table[["task", "ny", "n_robots", "n_pcs"]].drop_duplicates()
+        out = {"task": cells["task"].map(TASK_LABEL).to_list(), "ny": cells["ny"].to_list(),
+               "N": cells["n_robots"].to_list(), "n_pcs": cells["n_pcs"].to_list()}
+        for mode, metric in columns:
+            out[f"{labels[mode]}: {labels[metric]}"] = [cell(t, n, mode, metric, style)
+                                                       for t, n in zip(cells["task"], cells["ny"])]
+        return pd.DataFrame(out)
+
+    caption = ("Pretraining results (the paper's Table 1): test RMSE of the accelerations and NRMSE of the "
+               "mapped physical rollout against the RON, mean ± std over starts; each * is a diverged run, "
+               "excluded from mean and std. In brackets the paper's values.")
     write_table(table, rows("md"), rows("latex"), stem, caption)

@@ -25,3 +25,52 @@ rule ron_reference_table:
         **resources_for("tables"),
     script:
         "../scripts/ron_reference_table.py"
+
+
+rule pretraining_table:
+    input:
+        evaluations=expand("results/pretrain/{task}/ny{ny}/{mode}/evaluation.json", task=TASKS, ny=DIMS, mode=MODES),
+    output:
+        csv=report(
+            "results/tables/pretraining.csv",
+            caption="../report/pretraining.rst",
+            category="Tables",
+            labels={"table": "Pretraining (Table 1)"},
+        ),
+        md="results/tables/pretraining.md",
+        tex="results/tables/pretraining.tex",
+    params:
+        paper=config["pretrain"]["paper"],
+        layouts=config["robot"]["layouts"],
+    log:
+        "logs/pretraining_table.log",
+    threads: 1
+    resources:
+        **resources_for("tables"),
+    script:
+        "../scripts/pretraining_table.py"
+
+
+rule pretraining_figure:
+    input:
+        trajectories=expand(
+            "results/pretrain/{task}/ny{ny}/{mode}/trajectories.h5", task=FIGURE_TASK, ny=FIGURE_NY, mode=MODES
+        ),
+    output:
+        pdf="results/figures/pretraining_trajectories.pdf",
+        png=report(
+            "results/figures/pretraining_trajectories.png",
+            caption="../report/pretraining_trajectories.rst",
+            category="Figures",
+            labels={"figure": "Pretraining trajectories (Fig. 3)"},
+        ),
+    params:
+        modes=MODES,
+        title=f"{FIGURE_TASK}, ny = {FIGURE_NY}",
+    log:
+        "logs/pretraining_figure.log",
+    threads: 1
+    resources:
+        **resources_for("figures"),
+    script:
+        "../scripts/pretraining_figure.py"

@@ -1,0 +1,140 @@
+"""Physical reservoir: soromox dynamics, the affine map, controllers, the mapped acceleration."""
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import yaml
+
+from physres.physical import glorot_mlp, init_map, init_physical_reservoir, parameter_groups
+from physres.robot import PARAMETER_NAMES, pcs_robot, robot_acceleration, sample_robots
+from physres.simulate import physical_rollout
+
+RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
+
+
+def random_state(rng, n):
+    return (jnp.asarray(rng.normal(size=n) * 0.3), jnp.asarray(rng.normal(size=n)), jnp.asarray(rng.normal(size=n) * 1e-4))
+
+
+@pytest.mark.parametrize("n_pcs", [1, 2])
+def test_dynamics_match_soromox_forward_dynamics_with_coriolis(rng, n_pcs):
+    robots = sample_robots(jax.random.PRNGKey(n_pcs), 1, n_pcs, RANGES, coriolis=True)
+    theta = robots.theta()[0]
+    q, qd, tau = random_state(rng, 3 * n_pcs)
+    for gravity in (jnp.zeros(2), jnp.array([0.0, -9.81])):
+        reference = pcs_robot(theta, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[3 * n_pcs:]
+        ours = robot_acceleration(theta, q, qd, tau, gravity, True)
+        np.testing.assert_allclose(ours, reference, rtol=1e-9, atol=1e-9 * float(jnp.max(jnp.abs(reference))))
+
+
+def test_no_coriolis_equals_soromox_at_zero_velocity(rng):
+    robots = sample_robots(jax.random.PRNGKey(0), 1, 2, RANGES, coriolis=False)
+    theta = robots.theta()[0]
+    q, _, tau = random_state(rng, 6)
+    qd = jnp.zeros(6)
+    reference = pcs_robot(theta, jnp.zeros(2)).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[6:]
+    np.testing.assert_allclose(robot_acceleration(theta, q, qd, tau, jnp.zeros(2), False), reference, rtol=1e-9)
+    # and with velocity the dropped term is exactly soromox's C q'
+    qd = jnp.asarray(rng.normal(size=6))
+    robot = pcs_robot(theta, jnp.zeros(2))
+    B, Cqd, _ = robot.dynamics_terms(q, qd)
+    diff = robot_acceleration(theta, q, qd, tau, jnp.zeros(2), False) - robot_acceleration(theta, q, qd, tau, jnp.zeros(2), True)
+    np.testing.assert_allclose(B @ diff, Cqd, rtol=1e-8, atol=1e-10 * float(jnp.max(jnp.abs(Cqd))))
+
+
+def test_stacked_robots_are_independent(rng):
+    robots = sample_robots(jax.random.PRNGKey(3), 3, 1, RANGES)
+    Q, Qd, T = random_state(rng, 9)
+    stacked = robots.acceleration(Q, Qd, T)
+    for i in range(3):
+        sl = slice(3 * i, 3 * i + 3)
+        one = robot_acceleration(robots.theta()[i], Q[sl], Qd[sl], T[sl], jnp.zeros(2), False)
+        np.testing.assert_allclose(stacked[sl], one, rtol=1e-12)
+
+
+def test_initial_robot_parameters_in_paper_ranges():
+    theta = np.asarray(sample_robots(jax.random.PRNGKey(0), 5, 2, RANGES).theta())
+    for i, name in enumerate(PARAMETER_NAMES):
+        low, high = RANGES[name]
+        assert np.all((theta[..., i] >= low * (1 - 1e-9)) & (theta[..., i] <= high * (1 + 1e-9))), name
+
+
+def test_map_inverse_and_jacobians(rng):
+    amap = init_map(jax.random.PRNGKey(0), 6, sigma=0.003, s_min=1e-4)
+    # move every trainable part of the map away from its initial value
+    noise = lambda x: x + 0.1 * jnp.asarray(rng.normal(size=x.shape))  # noqa: E731
+    amap = eqx.tree_at(lambda m: (m.P_U, m.P_V, m.s_raw, m.c), amap, tuple(noise(x) for x in (amap.P_U, amap.P_V, amap.s_raw, amap.c)))
+    y = jnp.asarray(rng.normal(size=6))
+    np.testing.assert_allclose(amap.psi(amap.phi(y)), y, rtol=1e-10)
+    A = amap.matrix()
+    np.testing.assert_allclose(jax.jacfwd(amap.phi)(y), A, rtol=1e-12)
+    np.testing.assert_allclose(jax.jacfwd(amap.psi)(amap.phi(y)), np.linalg.inv(A), rtol=1e-8)
+    np.testing.assert_allclose(jax.hessian(amap.psi)(y), 0.0, atol=1e-12)  # affine: D^2 psi = 0
+    U, s, V = amap.factors()
+    np.testing.assert_allclose(U.T @ U, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(V.T @ V, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(np.sort(np.linalg.svd(A, compute_uv=False)), np.sort(s), rtol=1e-10)
+    assert np.all(s > 1e-4)
+
+
+def test_initial_map_as_paper():
+    amap = init_map(jax.random.PRNGKey(1), 9, sigma=0.003, s_min=1e-4)
+    np.testing.assert_allclose(np.linalg.svd(amap.matrix(), compute_uv=False), 0.003, rtol=1e-12)
+    assert np.all(amap.c == 0)
+
+
+def test_mapped_acceleration_is_the_chain_rule(rng):
+    """y''_hat = D psi(Q)[Q''] + D^2 psi(Q)[Q', Q'] computed with autodiff on psi."""
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
+    y, yd, u = (jnp.asarray(rng.normal(size=n) * 0.1) for n in (6, 6, 1))
+    Q, Qd = model.map.phi(y), jax.jvp(model.map.phi, (y,), (yd,))[1]
+    Qdd = model.robots.acceleration(Q, Qd, model.actuation(Q, Qd, u))
+    d_psi = jax.jvp(model.map.psi, (Q,), (Qdd,))[1]
+    d2_psi = jax.jvp(lambda x: jax.jvp(model.map.psi, (x,), (Qd,))[1], (Q,), (Qd,))[1]
+    np.testing.assert_allclose(model.mapped_acceleration(y, yd, u), d_psi + d2_psi, rtol=1e-9)
+
+
+def test_glorot_initialisation():
+    mlp = glorot_mlp(jax.random.PRNGKey(0), 12, 6, 64, 2)
+    assert len(mlp.layers) == 3
+    for layer in mlp.layers:
+        fan_out, fan_in = layer.weight.shape
+        bound = np.sqrt(6.0 / (fan_in + fan_out))
+        assert np.all(np.abs(layer.weight) <= bound) and np.abs(layer.weight).max() > 0.8 * bound
+        assert np.all(layer.bias == 0)
+    assert mlp.activation is jnp.tanh
+
+
+def test_simplified_controller_shapes():
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 9, 5, 3, 1, RANGES, controller="simplified")
+    assert model.feedforward.weight.shape == (9, 5)  # linear T_ff = V u + d
+    assert [l.weight.shape for l in model.feedback.layers] == [(16, 18), (9, 16)]
+
+
+def test_gradients_finite_for_every_parameter_group(rng):
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
+    batch = [jnp.asarray(rng.normal(size=(16, n)) * 0.1) for n in (6, 6, 1)]
+
+    def loss(m):
+        return jnp.mean(jax.vmap(m.mapped_acceleration)(*batch) ** 2)
+
+    grads = eqx.filter_grad(loss)(model)
+    for name, group in parameter_groups(grads).items():
+        leaves = [x for x in jax.tree_util.tree_leaves(group) if hasattr(x, "dtype")]
+        assert leaves and all(np.all(np.isfinite(x)) for x in leaves), name
+        assert any(np.any(x != 0) for x in leaves), name
+
+
+def test_euler_rollout_matches_a_naive_loop(rng):
+    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified")
+    u = jnp.asarray(rng.uniform(size=(3, 1)))
+    dt_ref, dt = 2e-3, 1e-3
+    Q, Qd = model.map.c, jnp.zeros(6)
+    expected = []
+    for u_k in u:  # per-substep loop that recomputes everything
+        for _ in range(2):
+            T = model.feedback(jnp.concatenate([Q, Qd])) + model.feedforward(u_k)
+            Q, Qd = Q + dt * Qd, Qd + dt * model.robots.acceleration(Q, Qd, T)
+        expected.append(Q)
+    np.testing.assert_allclose(physical_rollout(model, u, dt_ref, dt), np.stack(expected), rtol=1e-10, atol=1e-14)

@@ -1,0 +1,124 @@
+"""Pretraining benchmark, printed in one run (issue: targets go in benchmarks, not in tests).
+
+    python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2
+
+1. forward-dynamics throughput of the physical reservoir (no Coriolis, as pretrained) against
+   soromox's own ``forward_dynamics`` on the same batch of states;
+2. pretraining throughput: samples x epochs per second per start, with all starts vmapped;
+3. the projected wall time of one paper-scale run (1500 epochs, m = 1e5 split 70 %, 4 starts)
+   beside the paper's 50-90 minutes on an RTX 3090.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import yaml
+
+from physres.config import SCHEMA
+
+
+def best_time(fn, repeats: int) -> float:
+    fn()  # compile and warm up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ny", type=int, default=6)
+    parser.add_argument("--n-robots", type=int, default=1)
+    parser.add_argument("--n-pcs", type=int, default=2)
+    parser.add_argument("--states", type=int, default=4096, help="batch for the forward-dynamics comparison")
+    parser.add_argument("--samples", type=int, default=7000, help="training samples for the pretraining timing")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--starts", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--controller", default="full", choices=["full", "simplified"])
+    parser.add_argument("--float32", action="store_true")
+    args = parser.parse_args(argv)
+    jax.config.update("jax_enable_x64", not args.float32)
+
+    from physres.physical import init_physical_reservoir
+    from physres.pretrain import (Schedule, epoch_keys, init_state, make_optimizer, make_train_step, stack_models,
+                                  trainable)
+    from physres.robot import pcs_robot
+
+    ranges = yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())["robot"]["init_ranges"]
+    ny, rng = args.ny, np.random.default_rng(0)
+    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}")
+
+    # 1. forward dynamics, same states, same robots
+    model = init_physical_reservoir(jax.random.PRNGKey(0), ny, 1, args.n_robots, args.n_pcs, ranges,
+                                    controller=args.controller)
+    Q = jnp.asarray(rng.normal(size=(args.states, ny)) * 0.1)
+    Qd = jnp.asarray(rng.normal(size=(args.states, ny)))
+    T = jnp.asarray(rng.normal(size=(args.states, ny)) * 1e-4)
+    ours = jax.jit(jax.vmap(model.robots.acceleration))
+    theta, gravity = model.robots.theta(), jnp.zeros(2)
+    n = 3 * args.n_pcs
+
+    def soromox_forward(Q, Qd, T):
+        def one_robot(theta_i, q, qd, tau):
+            return pcs_robot(theta_i, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[n:]
+
+        split = lambda x: x.reshape(args.n_robots, n)  # noqa: E731
+        return jax.vmap(one_robot)(theta, split(Q), split(Qd), split(T)).reshape(-1)
+
+    theirs = jax.jit(jax.vmap(soromox_forward))
+    t_ours = best_time(lambda: ours(Q, Qd, T).block_until_ready(), 5)
+    t_theirs = best_time(lambda: theirs(Q, Qd, T).block_until_ready(), 5)
+    print(f"forward dynamics, {args.states} states of ny={ny} ({args.n_robots} x {args.n_pcs} segments):")
+    print(f"  physres (no Coriolis):        {args.states / t_ours:12.0f} states/s")
+    print(f"  soromox forward_dynamics:     {args.states / t_theirs:12.0f} states/s (with Coriolis)")
+    print(f"  ratio physres / soromox:      {t_theirs / t_ours:12.2f}")
+
+    # 2. pretraining throughput
+    m = args.samples
+    split = lambda size: {"y": rng.normal(size=(size, ny)) * 0.2, "ydot": rng.normal(size=(size, ny)),  # noqa: E731
+                          "u": rng.uniform(size=(size, 1)), "yddot": rng.normal(size=(size, ny))}
+    data = {"train": split(m), "val": split(max(1, m // 7))}
+    models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), ny, 1, args.n_robots, args.n_pcs, ranges,
+                                                   controller=args.controller) for s in range(args.starts)])
+
+    schedule = Schedule(1 + args.epochs, 1, 1e-3, 1e-6, args.batch_size, 1.0)
+    spec = trainable(models)
+    optimizer = make_optimizer(schedule, m // args.batch_size)
+    state = init_state(models, optimizer, spec, schedule.epochs)
+    step = make_train_step(optimizer, spec, schedule, m)
+    train, val = (jax.tree_util.tree_map(jnp.asarray, data[s]) for s in ("train", "val"))
+    freeze = jnp.asarray(False)
+
+    def epoch(state, e):
+        state = step(state, epoch_keys(jax.random.PRNGKey(0), e, args.starts), train, val, freeze)
+        jax.block_until_ready(state.best_val)
+        return state
+
+    start = time.perf_counter()
+    state = epoch(state, 0)
+    compile_and_one = time.perf_counter() - start
+    start = time.perf_counter()
+    for e in range(1, 1 + args.epochs):
+        state = epoch(state, e)
+    per_epoch = (time.perf_counter() - start) / args.epochs
+    trained = (m // args.batch_size) * args.batch_size
+    rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
+    print(f"pretraining, {args.starts} starts vmapped, {trained} samples/epoch, batch {args.batch_size}:")
+    print(f"  first epoch incl. compile:    {compile_and_one:12.1f} s")
+    print(f"  one epoch:                    {per_epoch:12.2f} s")
+    print(f"  samples x epochs / s / start: {rate:12.0f}")
+    paper = 1500 * 70000 / rate
+    print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
+          f"{paper / 60:.1f} min (paper: 50-90 min on an RTX 3090)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+# Stages 4-5: multi-start pretraining of the physical reservoir and its evaluation.
+
+PRETRAIN_SEEDS = config["pretrain"]["seeds"]
+MODES = config["pretrain"]["modes"]
+
+
+def architecture(wc):
+    """Arguments of physres.physical.init_physical_reservoir for one (task, ny)."""
+    n_robots, n_pcs = robot_layout(config, wc.ny)
+    robot = config["robot"]
+    return {
+        "ny": int(wc.ny), "nu": task_n_u(wc.task), "n_robots": n_robots, "n_pcs": n_pcs,
+        "init_ranges": robot["init_ranges"], "controller": config["pretrain"]["controller"],
+        "sigma": config["pretrain"]["map_sigma_init"], "s_min": config["pretrain"]["map_s_min"],
+        "gravity": robot["gravity"], "coriolis": robot["coriolis"], "minimum_fraction": robot["minimum_fraction"],
+    }
+
+
+rule pretrain:
+    input:
+        dataset="results/datasets/{task}/ny{ny}.h5",
+    output:
+        models=expand("results/pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx", seed=PRETRAIN_SEEDS),
+        sidecars=expand("results/pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json", seed=PRETRAIN_SEEDS),
+    params:
+        architecture=architecture,
+        seeds=PRETRAIN_SEEDS,
+        schedule={k: config["pretrain"][k] for k in
+                  ("epochs", "warmup_epochs", "learning_rate", "final_learning_rate", "batch_size", "clip_norm")},
+        checkpoint_every=config["pretrain"]["checkpoint_every"],
+        resume="results/pretrain/{task}/ny{ny}/{mode}/resume.eqx",
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("pretrain", "{task}_ny{ny}_{mode}"),
+    benchmark:
+        "benchmarks/pretrain/{task}_ny{ny}_{mode}.tsv"
+    threads: 2
+    resources:
+        **resources_for("pretrain"),
+    script:
+        "../scripts/pretrain.py"
+
+
+rule evaluate_pretraining:
+    input:
+        models=rules.pretrain.output.models,
+        dataset="results/datasets/{task}/ny{ny}.h5",
+        ron=f"results/reference/{{task}}/ny{{ny}}/seed{config['reference']['pretrain_seed']}.h5",
+        data="results/data/{task}.h5",
+    output:
+        json="results/pretrain/{task}/ny{ny}/{mode}/evaluation.json",
+        trajectories="results/pretrain/{task}/ny{ny}/{mode}/trajectories.h5",
+    params:
+        **config["evaluation"],
+        sim_dt=config["simulation"]["dt"],
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("evaluate_pretraining", "{task}_ny{ny}_{mode}"),
+    benchmark:
+        "benchmarks/evaluate_pretraining/{task}_ny{ny}_{mode}.tsv"
+    threads: 2
+    resources:
+        **resources_for("evaluate_pretraining"),
+    script:
+        "../scripts/evaluate_pretraining.py"
