@@ -44,10 +44,10 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
         assert h5.attrs["n_classes"] == 37
     with h5py.File(workdir / "results/data/lorenz96.h5") as h5:
         assert h5["test/u"].shape == (4, 525, 5)
-    with h5py.File(workdir / "results/datasets/mackey_glass/ny9.h5") as h5:
+    with h5py.File(workdir / "results/datasets/mackey_glass/ny6.h5") as h5:
         m = SMOKE["pretraining_dataset"]["m"]
         assert [len(h5[s]["y"]) for s in ("train", "val", "test")] == [int(0.7 * m), int(0.1 * m), int(0.2 * m)]
-        assert h5["train/yddot"].shape[1] == 9 and h5.attrs["seed"] == 0
+        assert h5["train/yddot"].shape[1] == 6 and h5.attrs["seed"] == 0
 
 
 @pytest.mark.smoke
@@ -70,3 +70,28 @@ def test_smoke_rerun_is_bitwise_identical(smoke_run):
     with h5py.File(workdir / target) as h5:
         np.testing.assert_array_equal(h5["test/states"][...], before)
     assert json.loads(score.read_text()) == score_before
+
+
+@pytest.mark.smoke
+def test_smoke_pretraining_outputs(smoke_run):
+    workdir, _ = smoke_run
+    table = pd.read_csv(workdir / "results/tables/pretraining.csv")
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
+    assert len(table) == n_cells * 2 * 2  # modes x metrics
+    assert set(table["metric"]) == {"test_rmse", "trajectory_nrmse"}
+    assert (table["n_seeds"] == len(SMOKE["pretrain"]["seeds"])).all()
+    assert table["paper_mean"].notna().all()
+    for ext in ("pdf", "png"):
+        assert (workdir / f"results/figures/pretraining_trajectories.{ext}").stat().st_size > 5000
+    for mode, frozen in (("rob_fixed", True), ("full", False)):
+        sidecar = json.loads((workdir / f"results/pretrain/adiac/ny6/{mode}/seed1.json").read_text())
+        assert sidecar["seed"] == 1 and sidecar["mode"] == mode and "soromox" in sidecar["versions"]
+        assert len(sidecar["train_loss"]) == SMOKE["pretrain"]["epochs"]
+        same = np.array_equal(np.array(sidecar["theta_rob_initial"]), np.array(sidecar["theta_rob"]))
+        assert same == frozen
+    evaluation = json.loads((workdir / "results/pretrain/mackey_glass/ny6/full/evaluation.json").read_text())
+    assert evaluation["n_steps"] == SMOKE["evaluation"]["max_steps"]
+    assert [s["seed"] for s in evaluation["seeds"]] == SMOKE["pretrain"]["seeds"]
+    with h5py.File(workdir / "results/pretrain/mackey_glass/ny6/full/trajectories.h5") as h5:
+        assert h5["y_hat"].shape == (2, 1, SMOKE["evaluation"]["max_steps"], 6)

@@ -33,8 +33,9 @@ def aggregate(scores: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
     def summary(group: pd.DataFrame) -> pd.Series:
         ok = group.loc[~group["diverged"].astype(bool), "value"].to_numpy(float)
+        metric = {} if "metric" in by else {"metric": group["metric"].iloc[0]}
         return pd.Series({
-            "metric": group["metric"].iloc[0],
+            **metric,
             "n_seeds": len(group),
             "n_diverged": int(group["diverged"].astype(bool).sum()),
             "mean": float(np.mean(ok)) if len(ok) else np.nan,

@@ -1,11 +1,13 @@
 """Train the readout on one variant's activations and score it on the test split."""
 import h5py
+from threadpoolctl import threadpool_limits
 
 from physres.data import read_task
 from physres.io import setup_logging, write_json
 from physres.readout import classification_score, forecasting_score
 
 log = setup_logging(snakemake.log[0])
+threadpool_limits(snakemake.threads)  # BLAS threads beyond the job's share make sklearn ~10x slower
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 with h5py.File(snakemake.input.activations, "r") as h5:

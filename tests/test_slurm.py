@@ -1,0 +1,549 @@
+"""The real smoke DAG through workflow/profiles/slurm on a real single-node SLURM cluster.
+
+``slurm_cluster.single_node_slurm`` starts munged + slurmctld + slurmd (root and Debian
+needed; slurm-wlm and munge are apt-installed if missing) and stops every process it
+started, by PID. In a scratch copy of the workflow (``conftest.copy_workflow``) the test runs
+
+    snakemake --profile <copy>/workflow/profiles/slurm --profile <test override> --verbose \\
+              --configfile workflow/configs/smoke.yaml
+
+with a hard deadline (the process group is killed), while the local ``smoke_run`` fixture
+(``snakemake --cores 2``) runs at the same time (this machine has 2 cores and both runs
+leave much of them idle). Then:
+
+* every file under results/ must equal the local run's: HDF5 by datasets (array equality),
+  attributes, dtypes and shapes via h5py; JSON/CSV/MD/TEX byte for byte;
+* every job except the target rule ``all`` must have gone through ``sbatch`` (one call per
+  job, one SLURM job id each, SLURM itself reports each job COMPLETED) and its sbatch
+  ``--mem``/``-t``/``--gpus`` must be the job's resources, i.e. config.yaml's ``resources:``
+  table for the rules that have an entry there;
+* a job that fails is reported as failed with its logs kept: in a copy of the finished run,
+  results/data/mackey_glass.h5 is overwritten with garbage and the rollout of one
+  mackey_glass cell is forced (``--forcerun rollout``). Snakemake must exit non-zero, name
+  rule rollout, keep its log under logs/ and the SLURM log, and leave every other output alone.
+
+GPUs: the smoke DAG has no GPU rule yet, so ``tests/slurm_toy/Snakefile`` has one rule that
+takes its resources from config.yaml's table entry for ``pretrain`` (``gpu: 1``). The test
+cluster announces 4 *fake* GPUs (GRES gpu on dummy devices), so the plugin really submits
+``--gpus=1`` and SLURM really allocates one (checked with ``scontrol show job``). Once the
+real DAG has a rule with a GPU, the resource check of the smoke run covers it as well.
+
+The test-only override profile changes only what a laptop cluster needs: short status-check
+intervals, no retries, a short latency-wait and (only if the real profile sets them)
+cluster-specific resources such as partition, account or GPU model are dropped.
+
+The sbatch lines are taken from snakemake's ``--verbose`` output ("sbatch call: ...") and
+recorded: printed, ``record_property`` (junit xml), ``<pytest basetemp>/sbatch_calls.txt``
+and, if set, the file named by $PHYSRES_SLURM_SBATCH_RECORD.
+
+Skips (with the reason) when SLURM cannot be used here, unless PHYSRES_REQUIRE_SLURM=1,
+in which case it fails instead (CI sets it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import h5py
+import numpy as np
+import pytest
+import yaml
+
+from conftest import SMOKE_CONFIG, copy_workflow
+
+try:
+    from slurm_cluster import MARKER_VAR, single_node_slurm, slurm_available
+except ImportError:  # e.g. pytest --import-mode=importlib
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from slurm_cluster import MARKER_VAR, single_node_slurm, slurm_available
+
+pytestmark = pytest.mark.slurm
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+PROFILE_REL = Path("workflow/profiles/slurm")
+TOY = HERE / "slurm_toy"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+SMOKE = yaml.safe_load((REPO / SMOKE_CONFIG).read_text())
+
+#: hard deadline for the SLURM run of the smoke DAG (its process group is killed after it)
+SMOKE_DEADLINE = 480
+#: hard deadline for the small runs (GPU toy, failing job)
+RUN_TIMEOUT = 180
+#: CPUs the fake node announces. Every job imports JAX (and runs snakemake twice: the
+#: sbatch script and the srun step), so on a 2-core machine more parallel jobs only
+#: compete for the same cores.
+TEST_CPUS = 8
+#: resources that only make sense on the real cluster; dropped for the test cluster
+CLUSTER_SPECIFIC = {
+    "slurm_partition", "slurm_account", "gpu_model", "constraint", "qos",
+    "slurm_extra", "cluster", "clusters", "slurm_cluster",
+}
+#: settings of the test-only override profile (a later --profile wins per top-level key)
+TEST_OVERRIDES = {
+    # short status-check intervals (the plugin adds 10 s per check without news)
+    "slurm-init-seconds-before-status-checks": 2,
+    "seconds-between-status-checks": 2,
+    # the test cluster has no accounting: sacct would hang the run (see the profile)
+    "slurm-status-command": "squeue",
+    # keep SLURM logs of successful jobs for inspection
+    "slurm-keep-successful-logs": True,
+    "latency-wait": 5,
+    # a failing job must fail once, not be resubmitted
+    "retries": 0,
+}
+#: the smoke cell whose rollout is made to fail (first dimension and seed of the smoke config)
+FAIL_TASK = "mackey_glass"
+FAIL_NY = SMOKE["dimensions"][0]
+FAIL_SEED = SMOKE["reference"]["seeds"][0]
+
+
+# --------------------------------------------------------------------------------------
+# running snakemake
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    cmd: List[str]
+    workdir: Path
+    returncode: int
+    output: str
+    seconds: float
+
+
+class Snakemake:
+    """snakemake in its own process group, output to a file; killed at the deadline."""
+
+    def __init__(self, args: List[str], workdir: Path, env: Dict[str, str], output: Path,
+                 timeout: float):
+        self.cmd, self.workdir, self.output_path, self.timeout = SNAKEMAKE + args, workdir, output, timeout
+        self.t0 = time.monotonic()
+        # a file, not a pipe: nobody reads a pipe while the local run goes on
+        with open(output, "w") as out:
+            self.proc = subprocess.Popen(
+                self.cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,
+            )
+
+    def kill(self) -> None:
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                self.proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+
+    def wait(self) -> Run:
+        left = max(0.0, self.t0 + self.timeout - time.monotonic())
+        try:
+            rc = self.proc.wait(timeout=left)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(
+                f"snakemake did not finish within {self.timeout} s (killed): {' '.join(self.cmd)}\n"
+                f"{self.output_path.read_text(errors='replace')[-6000:]}"
+            )
+        finally:
+            if self.proc.poll() is None:
+                self.kill()
+        return Run(self.cmd, self.workdir, rc, self.output_path.read_text(errors="replace"),
+                   time.monotonic() - self.t0)
+
+
+def _clean_env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SNAKEMAKE_PROFILE"))}
+    env.update(extra or {})
+    return env
+
+
+def profile_args(workdir: Path, override: Path) -> List[str]:
+    return ["--profile", str(workdir / PROFILE_REL), "--profile", str(override), "--verbose"]
+
+
+def write_override_profile(dest: Path, real_profile: Path, partition: str) -> Path:
+    """Test-only profile layered after the real one (``--profile real --profile this``)."""
+    real = yaml.safe_load((real_profile / "config.yaml").read_text())
+    override = dict(TEST_OVERRIDES)
+    defaults = dict(real.get("default-resources") or {})
+    if CLUSTER_SPECIFIC & defaults.keys():
+        for k in CLUSTER_SPECIFIC:
+            defaults.pop(k, None)
+        defaults["slurm_partition"] = partition
+        override["default-resources"] = defaults
+    per_rule = real.get("set-resources") or {}
+    stripped = {r: {k: v for k, v in res.items() if k not in CLUSTER_SPECIFIC} for r, res in per_rule.items()}
+    if stripped != per_rule:
+        override["set-resources"] = stripped
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "config.yaml").write_text(yaml.safe_dump(override, sort_keys=False))
+    return dest
+
+
+# --------------------------------------------------------------------------------------
+# reading snakemake's --verbose output
+# --------------------------------------------------------------------------------------
+
+SBATCH_RE = re.compile(r"sbatch call: (sbatch .*)")
+SUBMITTED_RE = re.compile(r"Job (\d+) has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
+JOB_BLOCK_RE = re.compile(r"^(local)?rule (\w+):\n((?:    .*\n)+)", re.M)
+
+
+@dataclass
+class SbatchCall:
+    rule: str
+    line: str
+    log_dir: str  # the job's .snakemake/slurm_logs/rule_<rule>/<wildcards> folder
+
+    def option(self, name: str) -> Optional[str]:
+        m = re.search(rf"(?:^|\s){re.escape(name)}[ =](\S+)", self.head)
+        return m.group(1) if m else None
+
+    @property
+    def head(self) -> str:
+        """The line without the (long) --wrap payload."""
+        return self.line.split(' --wrap="', 1)[0]
+
+
+def sbatch_calls(output: str) -> List[SbatchCall]:
+    calls = []
+    for m in SBATCH_RE.finditer(output):
+        line = m.group(1).strip()
+        log = re.search(r"--output (\S+)/%j\.log", line)
+        rule = re.search(r"/slurm_logs/rule_(\w+?)(?:/|$)", log.group(1) if log else "")
+        calls.append(SbatchCall(rule.group(1) if rule else "?", line, log.group(1) if log else "?"))
+    return calls
+
+
+def submissions(output: str) -> List[Tuple[int, int, str]]:
+    """(snakemake job id, SLURM job id, SLURM log path) per submitted job."""
+    return [(int(a), int(b), c) for a, b, c in SUBMITTED_RE.findall(output)]
+
+
+def job_blocks(output: str) -> Dict[int, Tuple[str, bool, Dict[str, str]]]:
+    """snakemake job id -> (rule, is local, resources) from the job descriptions."""
+    jobs = {}
+    for local, rule, body in JOB_BLOCK_RE.findall(output):
+        fields = dict(re.findall(r"^    (\w+): (.*)$", body, re.M))
+        if "jobid" not in fields:
+            continue
+        res = dict(kv.split("=", 1) for kv in fields.get("resources", "").split(", ") if "=" in kv)
+        jobs[int(fields["jobid"])] = (rule, bool(local), res)
+    return jobs
+
+
+def job_stats(output: str) -> Dict[str, int]:
+    """The 'Job stats' table snakemake prints before it starts (rule -> number of jobs)."""
+    m = re.search(r"Job stats:\njob\s+count\n[- ]+\n((?:\S+\s+\d+\n)+)", output)
+    assert m, "no 'Job stats' table in the snakemake output"
+    return {rule: int(n) for rule, n in re.findall(r"(\S+)\s+(\d+)", m.group(1)) if rule != "total"}
+
+
+def slurm_jobs(cluster) -> Dict[int, Dict[str, str]]:
+    """SLURM's own records of this cluster's jobs (finished jobs stay for MinJobAge s)."""
+    out = cluster.run("scontrol", "-o", "show", "job").stdout
+    jobs = {}
+    for line in out.splitlines():
+        fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+        if "JobId" in fields:
+            jobs[int(fields["JobId"])] = fields
+    return jobs
+
+
+# --------------------------------------------------------------------------------------
+# comparing outputs
+# --------------------------------------------------------------------------------------
+
+
+def files_under(root: Path) -> List[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def _attrs(obj) -> Dict[str, object]:
+    return {k: np.asarray(v).tolist() for k, v in obj.attrs.items()}
+
+
+def h5_contents(path: Path) -> Dict[str, object]:
+    """name -> attributes (groups) or (dtype, shape, data, attributes) (datasets)."""
+    out: Dict[str, object] = {}
+    with h5py.File(path, "r") as h5:
+        out["/"] = _attrs(h5)
+
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                out[name] = (obj.dtype.str, obj.shape, obj[()], _attrs(obj))
+            else:
+                out[name + "/"] = _attrs(obj)
+
+        h5.visititems(visit)
+    return out
+
+
+def assert_same_h5(a: Path, b: Path, name: str) -> None:
+    ca, cb = h5_contents(a), h5_contents(b)
+    assert ca.keys() == cb.keys(), f"{name}: different groups/datasets"
+    for key, va in ca.items():
+        vb = cb[key]
+        if isinstance(va, tuple):
+            assert va[:2] == vb[:2], f"{name}:{key}: dtype/shape {va[:2]} != {vb[:2]}"
+            np.testing.assert_array_equal(va[2], vb[2], err_msg=f"{name}:{key}")
+            assert va[3] == vb[3], f"{name}:{key}: attributes differ"
+        else:
+            assert va == vb, f"{name}:{key}: attributes differ"
+
+
+def digests(root: Path, skip=()) -> Dict[str, str]:
+    return {f: hashlib.sha256((root / f).read_bytes()).hexdigest() for f in files_under(root) if f not in skip}
+
+
+# --------------------------------------------------------------------------------------
+# recording the sbatch lines
+# --------------------------------------------------------------------------------------
+
+_RECORD: Dict[str, List[str]] = {}
+
+
+def record_sbatch(section: str, calls: List[SbatchCall], basetemp: Path, record_property) -> str:
+    """One sbatch line per rule (the first), without the --wrap payload."""
+    first: Dict[str, SbatchCall] = {}
+    for c in calls:
+        first.setdefault(c.rule, c)
+    lines = [f"{rule}: {c.head} --wrap=\"<snakemake job command>\"" for rule, c in sorted(first.items())]
+    _RECORD[section] = lines
+    text = "\n".join(f"# {s}\n" + "\n".join(ls) for s, ls in _RECORD.items()) + "\n"
+    (basetemp / "sbatch_calls.txt").write_text(text)
+    if os.environ.get("PHYSRES_SLURM_SBATCH_RECORD"):
+        Path(os.environ["PHYSRES_SLURM_SBATCH_RECORD"]).write_text(text)
+    record_property(f"sbatch_calls_{section}", "\n".join(lines))
+    print(f"\n[slurm] sbatch calls ({section}):\n" + "\n".join(lines))
+    return text
+
+
+# --------------------------------------------------------------------------------------
+# fixtures
+# --------------------------------------------------------------------------------------
+
+
+def _require_slurm() -> None:
+    ok, reason = slurm_available()
+    if not ok:
+        if os.environ.get("PHYSRES_REQUIRE_SLURM") == "1":
+            pytest.fail(f"SLURM required (PHYSRES_REQUIRE_SLURM=1) but unavailable: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    _require_slurm()
+    with single_node_slurm(tmp_path_factory.mktemp("slurm-cluster"), cpus=TEST_CPUS) as c:
+        print(f"\n[slurm] cluster up in {c.start_seconds:.1f} s, daemons {c.pids}")
+        yield c
+
+
+@pytest.fixture(scope="module")
+def override_profile(cluster, tmp_path_factory) -> Path:
+    return write_override_profile(tmp_path_factory.mktemp("test-profile"), REPO / PROFILE_REL,
+                                  cluster.partition)
+
+
+@pytest.fixture(scope="module")
+def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> Tuple[Run, Path, str]:
+    """(SLURM run of the smoke DAG, local smoke workdir, local snakemake output).
+
+    The SLURM run is started first and the local ``smoke_run`` fixture computed while it
+    goes on (if no other test has computed it yet)."""
+    base = tmp_path_factory.mktemp("slurm-smoke")
+    workdir = base / "work"
+    workdir.mkdir()
+    copy_workflow(workdir)
+    # targets/options first: --configfile takes every word that follows it
+    args = profile_args(workdir, override_profile) + ["--configfile", SMOKE_CONFIG]
+    t0 = time.monotonic()
+    job = Snakemake(args, workdir, _clean_env(cluster.env), base / "snakemake-output.txt", SMOKE_DEADLINE)
+    try:
+        local_workdir, local_output = request.getfixturevalue("smoke_run")
+        local_seconds = time.monotonic() - t0
+        run = job.wait()
+    finally:
+        job.kill()
+    print(f"\n[slurm] smoke DAG: SLURM run {run.seconds:.0f} s (rc={run.returncode}), "
+          f"local run done after {local_seconds:.0f} s (same time)")
+    return run, Path(local_workdir), local_output
+
+
+# --------------------------------------------------------------------------------------
+# tests
+# --------------------------------------------------------------------------------------
+
+
+def test_cluster_stops_every_process(tmp_path):
+    """Leaving the context with a job still running leaves no process behind."""
+    _require_slurm()
+    with single_node_slurm(tmp_path, cpus=TEST_CPUS) as c:
+        assert c.run("sinfo", "-h", "-o", "%P %t").stdout.split() == [f"{c.partition}*", "idle"]
+        c.run("sbatch", "--parsable", "--gpus=1", "-o", "/dev/null", "-D", str(tmp_path),
+              "--wrap", "sleep 300")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if c.run("squeue", "-h", "-o", "%T").stdout.strip() == "RUNNING":
+                break
+            time.sleep(0.25)
+        else:
+            pytest.fail("test job did not start:\n" + c.log_tail())
+        pids, marker = dict(c.pids), c.env[MARKER_VAR]
+    for name, pid in pids.items():
+        assert not Path(f"/proc/{pid}").exists(), f"{name} (pid {pid}) still exists"
+    leftovers = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if f"{MARKER_VAR}={marker}".encode() in (d / "environ").read_bytes().split(b"\0"):
+                    leftovers.append(d.name)
+            except OSError:
+                pass
+    assert not leftovers, f"processes of the test cluster left: {leftovers}"
+    assert (tmp_path / "slurm-logs" / "slurmctld.log").is_file()
+
+
+def test_gpu_rule_sbatch_line(cluster, override_profile, tmp_path, tmp_path_factory, record_property):
+    """A rule with gpu: 1 in config.yaml's resources table is submitted with --gpus=1."""
+    expected = {**CONFIG["resources"]["default"], **CONFIG["resources"]["pretrain"]}
+    assert expected.get("gpu", 0) >= 1, "config.yaml's resources table gives pretrain no GPU"
+    workdir = tmp_path / "toy"
+    shutil.copytree(TOY, workdir, ignore=shutil.ignore_patterns(".snakemake", "results", "logs"))
+    shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
+    run = Snakemake(
+        ["--profile", str(REPO / PROFILE_REL), "--profile", str(override_profile), "--verbose"],
+        workdir, _clean_env(cluster.env), tmp_path / "snakemake-output.txt", RUN_TIMEOUT,
+    ).wait()
+    print(f"\n[slurm] GPU toy rule on SLURM took {run.seconds:.1f} s (rc={run.returncode})")
+    assert run.returncode == 0, run.output[-6000:]
+    calls = sbatch_calls(run.output)
+    assert [c.rule for c in calls] == ["pretrain"], [c.head for c in calls]
+    call = calls[0]
+    assert call.option("--gpus") == str(expected["gpu"]), call.head
+    assert call.option("--mem") == str(expected["mem_mb"]), call.head
+    assert call.option("-t") == str(expected["runtime"]), call.head
+    assert "--gres" not in call.head  # gpu: N goes to sbatch as --gpus, not as a GRES string
+    # SLURM recorded the GPU request and the job's shell saw the allocated (fake) GPU
+    log = (workdir / "logs" / "pretrain.log").read_text()
+    jobid = re.match(r"job=(\d+)", log)
+    assert jobid, f"pretrain did not run under SLURM: {log!r}"
+    info = cluster.run("scontrol", "show", "job", jobid.group(1)).stdout
+    assert f"TresPerJob=gres:gpu:{expected['gpu']}" in info, info
+    assert re.search(r"cuda=\d", log), f"no GPU visible in the job: {log!r}"
+    assert (workdir / "results" / "model.txt").read_text() == "weights=0.5,0.25\nepochs=3\n"
+    record_sbatch("GPU rule (tests/slurm_toy, resources of pretrain from config.yaml)", calls,
+                  tmp_path_factory.getbasetemp(), record_property)
+
+
+def test_smoke_dag_on_slurm_matches_local(smoke_runs):
+    run, local_workdir, _ = smoke_runs
+    assert run.returncode == 0, run.output[-8000:]
+    ours, theirs = run.workdir / "results", local_workdir / "results"
+    names = files_under(ours)
+    assert names == files_under(theirs)
+    assert any(n.endswith(".h5") for n in names) and "tables/ron_reference.csv" in names
+    same_bytes = 0
+    for name in names:
+        if name.endswith(".h5"):
+            assert_same_h5(ours / name, theirs / name, name)
+            same_bytes += (ours / name).read_bytes() == (theirs / name).read_bytes()
+        else:
+            assert (ours / name).read_bytes() == (theirs / name).read_bytes(), f"results/{name} differs"
+    n_h5 = sum(n.endswith(".h5") for n in names)
+    print(f"\n[slurm] {len(names)} result files equal ({n_h5} HDF5 by content, "
+          f"{same_bytes} of them also byte-identical)")
+
+
+def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, record_property):
+    run, _, local_output = smoke_runs
+    assert run.returncode == 0, run.output[-8000:]
+    stats = job_stats(run.output)
+    assert stats == job_stats(local_output), "SLURM and local run planned different jobs"
+    jobs = job_blocks(run.output)
+    local_rules = {rule for rule, local, _ in jobs.values() if local}
+    assert local_rules == {"all"}, f"jobs run on the submit host instead of SLURM: {local_rules}"
+    n_remote = sum(stats.values()) - stats["all"]
+
+    calls, subs = sbatch_calls(run.output), submissions(run.output)
+    assert len(calls) == len(subs) == n_remote, (len(calls), len(subs), n_remote)
+    per_rule: Dict[str, int] = {}
+    for c in calls:
+        per_rule[c.rule] = per_rule.get(c.rule, 0) + 1
+    assert per_rule == {r: n for r, n in stats.items() if r != "all"}
+    slurm_ids = [sid for _, sid, _ in subs]
+    assert len(set(slurm_ids)) == n_remote, "a SLURM job id was reused"
+
+    # SLURM's own records: every job COMPLETED with exit code 0, its SLURM log kept
+    records = slurm_jobs(cluster)
+    for _, sid, log in subs:
+        assert records[sid]["JobState"] == "COMPLETED", records[sid]
+        assert records[sid]["ExitCode"] == "0:0", records[sid]
+        assert Path(log).is_file(), log
+
+    # sbatch asks for what the job's resources say, which come from config.yaml's table
+    by_log_dir = {c.log_dir: c for c in calls}
+    table = CONFIG["resources"]
+    for job_id, _, log in subs:
+        rule, _, res = jobs[job_id]
+        call = by_log_dir[str(Path(log).parent)]
+        assert call.rule == rule
+        assert call.option("--mem") == res["mem_mb"], (rule, call.head, res)
+        assert call.option("-t") == res["runtime"], (rule, call.head, res)
+        assert call.option("--gpus") == (res["gpu"] if int(res.get("gpu", 0)) else None), (rule, call.head)
+        if rule in table:
+            want = {**table["default"], **table[rule]}
+            assert int(res["mem_mb"]) == want["mem_mb"] and int(res["runtime"]) == want["runtime"], (rule, res)
+            assert int(res.get("gpu", 0)) == want.get("gpu", 0), (rule, res)
+    assert "pretraining_dataset" in per_rule and "pretraining_dataset" in table  # one rule with its own entry
+    record_sbatch("smoke DAG", calls, tmp_path_factory.getbasetemp(), record_property)
+
+
+def test_failing_job_is_reported(smoke_runs, cluster, override_profile, tmp_path):
+    run, _, _ = smoke_runs
+    assert run.returncode == 0, "the smoke DAG failed on SLURM; see test_smoke_dag_on_slurm_matches_local"
+    workdir = tmp_path / "fail"
+    shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
+    target = f"results/activations/{FAIL_TASK}/ny{FAIL_NY}/ron/seed{FAIL_SEED}.h5"
+    log_rel = f"logs/rollout/{FAIL_TASK}_ny{FAIL_NY}_ron_seed{FAIL_SEED}.log"
+    assert (workdir / target).is_file()
+    (workdir / "results/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
+    before = digests(workdir / "results", skip={target.removeprefix("results/")})
+
+    # the target before --forcerun, whose list would swallow it; --configfile last
+    args = [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout", "--configfile", SMOKE_CONFIG]
+    failed = Snakemake(args, workdir, _clean_env(cluster.env), tmp_path / "snakemake-output.txt", RUN_TIMEOUT).wait()
+    print(f"\n[slurm] failing run took {failed.seconds:.1f} s (rc={failed.returncode})")
+    out = failed.output
+    assert failed.returncode != 0, out[-6000:]
+    assert "Error in rule rollout" in out, out[-6000:]
+    assert log_rel in out, out[-6000:]  # the error report names the rule's log
+    # exactly one submission (retries: 0 of the override beats retries: 1 of the profile)
+    calls, subs = sbatch_calls(out), submissions(out)
+    assert [c.rule for c in calls] == ["rollout"] and len(subs) == 1, [c.head for c in calls]
+    _, sid, slurm_log = subs[0]
+    assert slurm_jobs(cluster)[sid]["JobState"] == "FAILED"
+    assert re.search(rf"SLURM-job '{sid}' failed", out), out[-6000:]
+    # the rule's log is kept and says why; so is the SLURM log
+    log = (workdir / log_rel).read_text()
+    assert "rule rollout" in log and re.search(r"Error|Traceback", log), log[-3000:]
+    assert Path(slurm_log).is_file() and "Error" in Path(slurm_log).read_text(errors="replace")
+    # no half-written target, and every other output of the earlier run is untouched
+    assert not (workdir / target).exists()
+    assert digests(workdir / "results", skip={target.removeprefix("results/")}) == before
