@@ -15,7 +15,6 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
-import numpy as np
 from jaxtyping import Array, Float
 
 from physres.robot import SoftRobots, sample_robots, softplus_inverse
@@ -134,7 +133,3 @@ def init_physical_reservoir(
 def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:
     """The paper's three groups of theta, for gradient checks and freezing."""
     return {"theta_rob": model.robots, "theta_map": model.map, "theta_contr": (model.feedforward, model.feedback)}
-
-
-def as_numpy_theta(model: PhysicalReservoir) -> np.ndarray:
-    return np.asarray(model.robots.theta())

@@ -44,6 +44,7 @@ rule pretrain:
 rule evaluate_pretraining:
     input:
         models=rules.pretrain.output.models,
+        sidecars=rules.pretrain.output.sidecars,
         dataset="results/datasets/{task}/ny{ny}.h5",
         ron=f"results/reference/{{task}}/ny{{ny}}/seed{config['reference']['pretrain_seed']}.h5",
         data="results/data/{task}.h5",
