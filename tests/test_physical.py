@@ -13,6 +13,15 @@ from physres.simulate import physical_rollout
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 
 
+@jax.jit
+def soromox_qdd(theta, gravity, q, qd, tau):
+    """soromox's own forward dynamics (with Coriolis): the reference we compare against."""
+    return pcs_robot(theta, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[q.shape[0]:]
+
+
+ours_qdd = jax.jit(robot_acceleration, static_argnums=5)
+
+
 def random_state(rng, n):
     return (jnp.asarray(rng.normal(size=n) * 0.3), jnp.asarray(rng.normal(size=n)), jnp.asarray(rng.normal(size=n) * 1e-4))
 
@@ -23,8 +32,8 @@ def test_dynamics_match_soromox_forward_dynamics_with_coriolis(rng, n_pcs):
     theta = robots.theta()[0]
     q, qd, tau = random_state(rng, 3 * n_pcs)
     for gravity in (jnp.zeros(2), jnp.array([0.0, -9.81])):
-        reference = pcs_robot(theta, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[3 * n_pcs:]
-        ours = robot_acceleration(theta, q, qd, tau, gravity, True)
+        reference = soromox_qdd(theta, gravity, q, qd, tau)
+        ours = ours_qdd(theta, q, qd, tau, gravity, True)
         np.testing.assert_allclose(ours, reference, rtol=1e-9, atol=1e-9 * float(jnp.max(jnp.abs(reference))))
 
 
@@ -33,23 +42,22 @@ def test_no_coriolis_equals_soromox_at_zero_velocity(rng):
     theta = robots.theta()[0]
     q, _, tau = random_state(rng, 6)
     qd = jnp.zeros(6)
-    reference = pcs_robot(theta, jnp.zeros(2)).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[6:]
-    np.testing.assert_allclose(robot_acceleration(theta, q, qd, tau, jnp.zeros(2), False), reference, rtol=1e-9)
+    reference = soromox_qdd(theta, jnp.zeros(2), q, qd, tau)
+    np.testing.assert_allclose(ours_qdd(theta, q, qd, tau, jnp.zeros(2), False), reference, rtol=1e-9)
     # and with velocity the dropped term is exactly soromox's C q'
     qd = jnp.asarray(rng.normal(size=6))
-    robot = pcs_robot(theta, jnp.zeros(2))
-    B, Cqd, _ = robot.dynamics_terms(q, qd)
-    diff = robot_acceleration(theta, q, qd, tau, jnp.zeros(2), False) - robot_acceleration(theta, q, qd, tau, jnp.zeros(2), True)
+    B, Cqd, _ = jax.jit(lambda th: pcs_robot(th, jnp.zeros(2)).dynamics_terms(q, qd))(theta)
+    diff = ours_qdd(theta, q, qd, tau, jnp.zeros(2), False) - ours_qdd(theta, q, qd, tau, jnp.zeros(2), True)
     np.testing.assert_allclose(B @ diff, Cqd, rtol=1e-8, atol=1e-10 * float(jnp.max(jnp.abs(Cqd))))
 
 
 def test_stacked_robots_are_independent(rng):
     robots = sample_robots(jax.random.PRNGKey(3), 3, 1, RANGES)
     Q, Qd, T = random_state(rng, 9)
-    stacked = robots.acceleration(Q, Qd, T)
+    stacked = jax.jit(robots.acceleration)(Q, Qd, T)
     for i in range(3):
         sl = slice(3 * i, 3 * i + 3)
-        one = robot_acceleration(robots.theta()[i], Q[sl], Qd[sl], T[sl], jnp.zeros(2), False)
+        one = ours_qdd(robots.theta()[i], Q[sl], Qd[sl], T[sl], jnp.zeros(2), False)
         np.testing.assert_allclose(stacked[sl], one, rtol=1e-12)
 
 
@@ -89,10 +97,10 @@ def test_mapped_acceleration_is_the_chain_rule(rng):
     model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
     y, yd, u = (jnp.asarray(rng.normal(size=n) * 0.1) for n in (6, 6, 1))
     Q, Qd = model.map.phi(y), jax.jvp(model.map.phi, (y,), (yd,))[1]
-    Qdd = model.robots.acceleration(Q, Qd, model.actuation(Q, Qd, u))
+    Qdd = jax.jit(model.robots.acceleration)(Q, Qd, model.actuation(Q, Qd, u))
     d_psi = jax.jvp(model.map.psi, (Q,), (Qdd,))[1]
     d2_psi = jax.jvp(lambda x: jax.jvp(model.map.psi, (x,), (Qd,))[1], (Q,), (Qd,))[1]
-    np.testing.assert_allclose(model.mapped_acceleration(y, yd, u), d_psi + d2_psi, rtol=1e-9)
+    np.testing.assert_allclose(eqx.filter_jit(model.mapped_acceleration)(y, yd, u), d_psi + d2_psi, rtol=1e-9)
 
 
 def test_glorot_initialisation():
@@ -119,7 +127,7 @@ def test_gradients_finite_for_every_parameter_group(rng):
     def loss(m):
         return jnp.mean(jax.vmap(m.mapped_acceleration)(*batch) ** 2)
 
-    grads = eqx.filter_grad(loss)(model)
+    grads = eqx.filter_jit(eqx.filter_grad(loss))(model)
     for name, group in parameter_groups(grads).items():
         leaves = [x for x in jax.tree_util.tree_leaves(group) if hasattr(x, "dtype")]
         assert leaves and all(np.all(np.isfinite(x)) for x in leaves), name
@@ -132,9 +140,10 @@ def test_euler_rollout_matches_a_naive_loop(rng):
     dt_ref, dt = 2e-3, 1e-3
     Q, Qd = model.map.c, jnp.zeros(6)
     expected = []
+    accel = jax.jit(model.robots.acceleration)
     for u_k in u:  # per-substep loop that recomputes everything
         for _ in range(2):
             T = model.feedback(jnp.concatenate([Q, Qd])) + model.feedforward(u_k)
-            Q, Qd = Q + dt * Qd, Qd + dt * model.robots.acceleration(Q, Qd, T)
+            Q, Qd = Q + dt * Qd, Qd + dt * accel(Q, Qd, T)
         expected.append(Q)
     np.testing.assert_allclose(physical_rollout(model, u, dt_ref, dt), np.stack(expected), rtol=1e-10, atol=1e-14)
