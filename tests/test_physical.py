@@ -54,7 +54,7 @@ def test_no_coriolis_equals_soromox_at_zero_velocity(rng):
 def test_stacked_robots_are_independent(rng):
     robots = sample_robots(jax.random.PRNGKey(3), 3, 1, RANGES)
     Q, Qd, T = random_state(rng, 9)
-    stacked = jax.jit(robots.acceleration)(Q, Qd, T)
+    stacked = eqx.filter_jit(robots.acceleration)(Q, Qd, T)
     for i in range(3):
         sl = slice(3 * i, 3 * i + 3)
         one = ours_qdd(robots.theta()[i], Q[sl], Qd[sl], T[sl], jnp.zeros(2), False)
@@ -97,7 +97,7 @@ def test_mapped_acceleration_is_the_chain_rule(rng):
     model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
     y, yd, u = (jnp.asarray(rng.normal(size=n) * 0.1) for n in (6, 6, 1))
     Q, Qd = model.map.phi(y), jax.jvp(model.map.phi, (y,), (yd,))[1]
-    Qdd = jax.jit(model.robots.acceleration)(Q, Qd, model.actuation(Q, Qd, u))
+    Qdd = eqx.filter_jit(model.robots.acceleration)(Q, Qd, model.actuation(Q, Qd, u))
     d_psi = jax.jvp(model.map.psi, (Q,), (Qdd,))[1]
     d2_psi = jax.jvp(lambda x: jax.jvp(model.map.psi, (x,), (Qd,))[1], (Q,), (Qd,))[1]
     np.testing.assert_allclose(eqx.filter_jit(model.mapped_acceleration)(y, yd, u), d_psi + d2_psi, rtol=1e-9)
@@ -140,7 +140,7 @@ def test_euler_rollout_matches_a_naive_loop(rng):
     dt_ref, dt = 2e-3, 1e-3
     Q, Qd = model.map.c, jnp.zeros(6)
     expected = []
-    accel = jax.jit(model.robots.acceleration)
+    accel = eqx.filter_jit(model.robots.acceleration)
     for u_k in u:  # per-substep loop that recomputes everything
         for _ in range(2):
             T = model.feedback(jnp.concatenate([Q, Qd])) + model.feedforward(u_k)
