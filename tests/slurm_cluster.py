@@ -31,11 +31,12 @@ What ``single_node_slurm`` does:
   this cluster's marker variable in its environment (job steps, ``slurmstepd``), copies
   the config and daemon logs to ``<workdir>/slurm-logs`` and deletes the runtime dir.
 
-The node is deliberately *fake-large* (``SlurmdParameters=config_overrides``): it
-announces 16 CPUs, 256 GB and 4 GPUs (GRES ``gpu`` backed by dummy character devices
-in the runtime dir, clones of /dev/null) whatever the machine has, so the real profile's requests for heavy rules (``--gpus=1 --mem 64000``)
-are accepted and scheduled. Nothing heavy ever runs on it; there is no GPU, no cgroup
-enforcement and no accounting (``sacct`` does not work: use
+The node is deliberately *fake-large* (``SlurmdParameters=config_overrides``): by
+default it announces 16 CPUs (``cpus``; tests/test_slurm.py uses 4 so that the jobs do
+not crowd a 2-core machine), 256 GB and 4 GPUs (GRES ``gpu`` backed by dummy character
+devices in the runtime dir, clones of /dev/null) whatever the machine has, so the real
+requests of heavy rules (``--gpus=1 --mem 32000``) are accepted and scheduled. There is
+no GPU, no cgroup enforcement and no accounting (``sacct`` does not work: use
 ``slurm-status-command: squeue``, which the profile does).
 
 Every wait is bounded; nothing here can hang for longer than the given timeouts.
