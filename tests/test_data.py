@@ -107,3 +107,15 @@ def test_write_read_roundtrip_and_nonfinite_rejected(tmp_path):
     with pytest.raises(ValueError, match="non-finite"):
         data.write_task(tmp_path / "bad.h5", task)
     assert not (tmp_path / "bad.h5").exists()
+
+
+def test_average_pool_matches_a_loop():
+    from physres.data import average_pool
+
+    x = np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6)
+    pooled = average_pool(x, 2, (1, 2))
+    expected = np.array([[[x[b, 2 * i:2 * i + 2, 2 * j:2 * j + 2].mean() for j in range(3)] for i in range(2)] for b in range(2)])
+    np.testing.assert_array_equal(pooled, expected)
+    np.testing.assert_array_equal(average_pool(x, 1, (1,)), x)
+    with pytest.raises(ValueError, match="does not divide"):
+        average_pool(x, 4, (2,))

@@ -139,11 +139,55 @@ def test_euler_rollout_matches_a_naive_loop(rng):
     u = jnp.asarray(rng.uniform(size=(3, 1)))
     dt_ref, dt = 2e-3, 1e-3
     Q, Qd = model.map.c, jnp.zeros(6)
-    expected = []
+    expected, velocities = [], []
     accel = eqx.filter_jit(model.robots.acceleration)
     for u_k in u:  # per-substep loop that recomputes everything
         for _ in range(2):
             T = model.feedback(jnp.concatenate([Q, Qd])) + model.feedforward(u_k)
             Q, Qd = Q + dt * Qd, Qd + dt * accel(Q, Qd, T)
         expected.append(Q)
-    np.testing.assert_allclose(physical_rollout(model, u, dt_ref, dt), np.stack(expected), rtol=1e-10, atol=1e-14)
+        velocities.append(Qd)
+    Qs, peak = physical_rollout(model, u[None], dt_ref, dt)
+    np.testing.assert_allclose(Qs[0], np.stack(expected), rtol=1e-10, atol=1e-14)
+    final, _ = physical_rollout(model, u[None], dt_ref, dt, keep="final")
+    np.testing.assert_array_equal(final[0], Qs[0, -1])
+    np.testing.assert_allclose(peak[0], np.max(np.abs(np.concatenate([np.stack(expected), np.stack(velocities)], 1))))
+
+
+def test_unoptimized_reservoir_encoding_and_robots():
+    from physres.physical import init_unoptimized_reservoir
+
+    model = init_physical_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES)
+    unopt = init_unoptimized_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES, input_scaling=0.5, bias_scaling=0.2,
+                                       torque_scale=0.01)
+    # seed s: the unoptimized robots are the ones the rob_fixed start s keeps
+    np.testing.assert_array_equal(unopt.robots.theta(), model.robots.theta())
+    enc = unopt.encoding
+    assert np.all(np.abs(enc.V) <= 0.5) and np.all(np.abs(enc.d) <= 0.2)
+    u = jnp.asarray([0.3, -1.2])
+    np.testing.assert_allclose(unopt.feedforward_torque(u), 0.01 * np.tanh(np.asarray(enc.V) @ np.asarray(u) + np.asarray(enc.d)))
+    Q = jnp.arange(6.0)
+    np.testing.assert_array_equal(unopt.feedback_torque(Q, Q), np.zeros(6))
+    np.testing.assert_array_equal(unopt.readout_coordinates(Q), Q)
+    np.testing.assert_array_equal(unopt.initial_Q(), np.zeros(6))
+
+
+def test_pretrained_readout_coordinates_invert_the_map(rng):
+    model = init_physical_reservoir(jax.random.PRNGKey(6), 6, 1, 1, 2, RANGES)
+    y = jnp.asarray(rng.normal(size=(3, 6)))
+    Q = jax.vmap(model.map.phi)(y)
+    np.testing.assert_allclose(model.readout_coordinates(Q), y, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(model.initial_Q(), model.map.c)
+
+
+def test_rollout_past_the_divergence_bound_is_nan(rng):
+    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified")
+    u = jnp.asarray(rng.uniform(size=(2, 3, 1)))
+    Qs, peak = (np.asarray(x) for x in physical_rollout(model, u, 2e-3, 1e-3))
+    worst = int(np.argmax(peak))
+    bound = peak[worst] / 2  # crossed during the worst sequence's rollout
+    Qs_bounded, peak_bounded = (np.asarray(x) for x in physical_rollout(model, u, 2e-3, 1e-3, divergence_bound=bound))
+    assert peak_bounded[worst] > bound and np.isnan(Qs_bounded[worst, -1]).all()
+    finite = np.isfinite(Qs_bounded)
+    np.testing.assert_array_equal(Qs_bounded[finite], Qs[finite])  # unchanged until the bound is crossed
+    np.testing.assert_array_equal(peak_bounded[peak <= bound], peak[peak <= bound])

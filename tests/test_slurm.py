@@ -106,10 +106,9 @@ TEST_OVERRIDES = {
     # a failing job must fail once, not be resubmitted
     "retries": 0,
 }
-#: the smoke cell whose rollout is made to fail (first dimension and seed of the smoke config)
+#: the smoke cell whose RON rollout is made to fail (first dimension of the smoke config)
 FAIL_TASK = "mackey_glass"
 FAIL_NY = SMOKE["dimensions"][0]
-FAIL_SEED = SMOKE["reference"]["seeds"][0]
 
 
 # --------------------------------------------------------------------------------------
@@ -520,8 +519,8 @@ def test_failing_job_is_reported(smoke_runs, cluster, override_profile, tmp_path
     assert run.returncode == 0, "the smoke DAG failed on SLURM; see test_smoke_dag_on_slurm_matches_local"
     workdir = tmp_path / "fail"
     shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
-    target = f"results/activations/{FAIL_TASK}/ny{FAIL_NY}/ron/seed{FAIL_SEED}.h5"
-    log_rel = f"logs/rollout/{FAIL_TASK}_ny{FAIL_NY}_ron_seed{FAIL_SEED}.log"
+    target = f"results/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
+    log_rel = f"logs/rollout/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
     assert (workdir / target).is_file()
     (workdir / "results/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
     before = digests(workdir / "results", skip={target.removeprefix("results/")})

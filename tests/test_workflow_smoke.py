@@ -37,13 +37,16 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
         assert mnist["x_train"].shape == (60000, 784) and mnist["x_test"].shape == (10000, 784)
         assert set(np.unique(mnist["y_test"])) == set(range(10))
     with h5py.File(workdir / "results/data/smnist.h5") as h5:
-        assert h5["train/u"].shape == (SMOKE["data"]["smnist"]["n_train"], 784, 1)
+        steps = (28 // SMOKE["data"]["smnist"]["pool"]) ** 2
+        assert h5["train/u"].shape == (SMOKE["data"]["smnist"]["n_train"], steps, 1)
         assert 0.0 <= h5["test/u"][...].min() and h5["test/u"][...].max() <= 1.0
     with h5py.File(workdir / "results/data/adiac.h5") as h5:
-        assert h5["train/u"].shape == (390, 176, 1) and h5["test/u"].shape == (391, 176, 1)
-        assert h5.attrs["n_classes"] == 37
+        adiac, steps = SMOKE["data"]["adiac"], 176 // SMOKE["data"]["adiac"]["pool"]
+        assert h5["train/u"].shape == (adiac["n_train"], steps, 1) and h5["test/u"].shape == (adiac["n_test"], steps, 1)
+        assert h5.attrs["n_classes"] == 37  # from both full splits, whatever the subset
     with h5py.File(workdir / "results/data/lorenz96.h5") as h5:
-        assert h5["test/u"].shape == (4, 525, 5)
+        lorenz = SMOKE["data"]["lorenz96"]
+        assert h5["test/u"].shape == (lorenz["n_test"], lorenz["n_steps"], 5)
     with h5py.File(workdir / "results/datasets/mackey_glass/ny6.h5") as h5:
         m = SMOKE["pretraining_dataset"]["m"]
         assert [len(h5[s]["y"]) for s in ("train", "val", "test")] == [int(0.7 * m), int(0.1 * m), int(0.2 * m)]
@@ -53,23 +56,26 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
 @pytest.mark.smoke
 def test_smoke_logs_and_rerun_is_noop(smoke_run):
     workdir, _ = smoke_run
-    assert (workdir / "logs/rollout/adiac_ny6_ron_seed1.log").read_text().strip()
-    assert (workdir / "benchmarks/rollout/adiac_ny6_ron_seed1.tsv").exists()
+    assert (workdir / "logs/rollout/adiac_ny6_pretrained.log").read_text().strip()
+    assert (workdir / "benchmarks/rollout/adiac_ny6_pretrained.tsv").exists()
     assert "Nothing to be done" in snakemake(workdir, "-n")
 
 
 @pytest.mark.smoke
 def test_smoke_rerun_is_bitwise_identical(smoke_run):
     workdir, _ = smoke_run
-    target = "results/activations/smnist/ny6/ron/seed1.h5"
-    score = workdir / "results/scores/smnist/ny6/ron/seed1.json"
-    with h5py.File(workdir / target) as h5:
-        before = h5["test/states"][...]
-    score_before = json.loads(score.read_text())
-    snakemake(workdir, str(score.relative_to(workdir)), "--forcerun", "rollout")
-    with h5py.File(workdir / target) as h5:
-        np.testing.assert_array_equal(h5["test/states"][...], before)
-    assert json.loads(score.read_text()) == score_before
+    scores = [workdir / f"results/scores/smnist/ny6/{v}.json" for v in ("ron", "unoptimized", "pretrained")]
+    targets = [str(s.relative_to(workdir)).replace("scores", "activations").replace(".json", ".h5") for s in scores]
+    before = []
+    for target in targets:
+        with h5py.File(workdir / target) as h5:
+            before.append(h5["seed1/test/states"][...])
+    scores_before = [json.loads(s.read_text()) for s in scores]
+    snakemake(workdir, *(str(s.relative_to(workdir)) for s in scores), "--forcerun", "rollout")
+    for target, states in zip(targets, before):
+        with h5py.File(workdir / target) as h5:
+            np.testing.assert_array_equal(h5["seed1/test/states"][...], states)
+    assert [json.loads(s.read_text()) for s in scores] == scores_before
 
 
 @pytest.mark.smoke
@@ -95,3 +101,29 @@ def test_smoke_pretraining_outputs(smoke_run):
     assert [s["seed"] for s in evaluation["seeds"]] == SMOKE["pretrain"]["seeds"]
     with h5py.File(workdir / "results/pretrain/mackey_glass/ny6/full/trajectories.h5") as h5:
         assert h5["y_hat"].shape == (2, 1, SMOKE["evaluation"]["max_steps"], 6)
+
+
+@pytest.mark.smoke
+def test_smoke_benchmark_tables_and_figure(smoke_run):
+    workdir, _ = smoke_run
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
+    benchmark = pd.read_csv(workdir / "results/tables/benchmark.csv")
+    assert len(benchmark) == n_cells * 4 and set(benchmark["variant"]) == {"ron", "unoptimized", "partial", "pretrained"}
+    assert (benchmark["n_seeds"] == 2).all()
+    assert benchmark.loc[benchmark.variant == "ron", "target"].notna().all()
+    significance = pd.read_csv(workdir / "results/tables/significance.csv")
+    assert len(significance) == n_cells * 2
+    # two seeds per group: the smallest one-sided exact p-value is 1 / C(4, 2)
+    assert (significance["p_value"].dropna() >= 1 / 6 - 1e-12).all()
+    summary = pd.read_csv(workdir / "results/tables/summary.csv")
+    assert summary["quantity"].str.contains("share of RON performance retained").any()
+    for name in ("benchmark", "significance", "summary"):
+        for ext in ("md", "tex"):
+            assert (workdir / f"results/tables/{name}.{ext}").stat().st_size > 100
+    for ext in ("pdf", "png"):
+        assert (workdir / f"results/figures/scalability.{ext}").stat().st_size > 5000
+    with h5py.File(workdir / "results/activations/mackey_glass/ny6/unoptimized.h5") as h5:
+        assert list(h5["seeds"][...]) == SMOKE["pretrain"]["seeds"]
+        states, peak = h5["seed0/train/states"][...], h5["seed0/train/peak"][...]
+        assert states.shape[-1] == 6 and peak.shape == (1,)

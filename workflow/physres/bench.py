@@ -1,12 +1,17 @@
-"""Pretraining benchmark, printed in one run (issue: targets go in benchmarks, not in tests).
+"""Benchmarks, printed in one run (targets go in benchmarks, not in tests).
 
-    python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2
+    python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2                 # pretraining
+    python -m physres.bench --part rollout --ny 15 --n-robots 5 --n-pcs 1  # PRC rollouts
 
 1. forward-dynamics throughput of the physical reservoir (no Coriolis, as pretrained) against
    soromox's own ``forward_dynamics`` on the same batch of states;
 2. pretraining throughput: samples x epochs per second per start, with all starts vmapped;
 3. the projected wall time of one paper-scale run (1500 epochs, m = 1e5 split 70 %, 4 starts)
-   beside the paper's 50-90 minutes on an RTX 3090.
+   beside the paper's 50-90 minutes on an RTX 3090;
+4. (--part rollout) rollout throughput, substeps x sequences per second, of physres's rollout
+   (robots built once per rollout, T_ff once per input step) against a naive per-substep loop
+   that rebuilds the robots and recomputes T_ff at every substep, and the projected time of the
+   paper's sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
 """
 
 from __future__ import annotations
@@ -32,6 +37,10 @@ def best_time(fn, repeats: int) -> float:
     return min(times)
 
 
+def init_ranges() -> dict:
+    return yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())["robot"]["init_ranges"]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ny", type=int, default=6)
@@ -44,17 +53,27 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--controller", default="full", choices=["full", "simplified"])
     parser.add_argument("--float32", action="store_true")
+    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "all"])
+    parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
+    parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
+    parser.add_argument("--substeps", type=int, default=100, help="Euler substeps per input step (RON dt / 0.1 ms)")
     args = parser.parse_args(argv)
     jax.config.update("jax_enable_x64", not args.float32)
+    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}")
+    if args.part in ("pretrain", "all"):
+        pretraining_benchmark(args)
+    if args.part in ("rollout", "all"):
+        rollout_benchmark(args)
 
+
+def pretraining_benchmark(args) -> None:
     from physres.physical import init_physical_reservoir
     from physres.pretrain import (Schedule, epoch_keys, init_state, make_optimizer, make_train_step, stack_models,
                                   trainable)
     from physres.robot import pcs_robot
 
-    ranges = yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())["robot"]["init_ranges"]
+    ranges = init_ranges()
     ny, rng = args.ny, np.random.default_rng(0)
-    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}")
 
     # 1. forward dynamics, same states, same robots
     model = init_physical_reservoir(jax.random.PRNGKey(0), ny, 1, args.n_robots, args.n_pcs, ranges,
@@ -118,6 +137,47 @@ def main(argv=None) -> None:
     paper = 1500 * 70000 / rate
     print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
           f"{paper / 60:.1f} min (paper: 50-90 min on an RTX 3090)")
+
+
+def rollout_benchmark(args) -> None:
+    import equinox as eqx
+
+    from physres.physical import init_physical_reservoir
+    from physres.simulate import physical_rollout
+
+    model = init_physical_reservoir(jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(),
+                                    controller=args.controller)
+    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
+    sim_dt = 1e-4
+    reference_dt = args.substeps * sim_dt
+
+    @eqx.filter_jit
+    def naive(model, u):
+        """Every substep rebuilds the robots from theta_rob and recomputes T_ff(u_k)."""
+        def one_sequence(u_seq):
+            def substep(state, u_k):
+                Q, Qdot = state
+                Qddot = model.robots.acceleration(Q, Qdot, model.actuation(Q, Qdot, u_k))
+                return (Q + sim_dt * Qdot, Qdot + sim_dt * Qddot), None
+
+            (Q, _), _ = jax.lax.scan(substep, (model.map.c, jnp.zeros_like(model.map.c)),
+                                     jnp.repeat(u_seq, args.substeps, axis=0))
+            return Q
+        return jax.vmap(one_sequence)(u)
+
+    ours = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
+    theirs = lambda: naive(model, u).block_until_ready()  # noqa: E731
+    t_ours, t_theirs = best_time(ours, 3), best_time(theirs, 3)
+    difference = float(jnp.max(jnp.abs(ours() - theirs())))
+    work = args.sequences * args.inputs * args.substeps
+    print(f"rollout, ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), {args.sequences} sequences x "
+          f"{args.inputs} inputs x {args.substeps} substeps:")
+    print(f"  physres rollout:              {work / t_ours:12.0f} substeps x sequences / s")
+    print(f"  naive per-substep loop:       {work / t_theirs:12.0f} substeps x sequences / s")
+    print(f"  ratio physres / naive:        {t_theirs / t_ours:12.2f}   (max |Q difference| {difference:.1e})")
+    smnist = 35000 * 784 * 100
+    print(f"  projected sMNIST ny=15 rollout (35000 x 784 x 100): {smnist / (work / t_ours) / 60:.1f} min "
+          f"at this rate (target: 2 min on one H100)")
 
 
 if __name__ == "__main__":

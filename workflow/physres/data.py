@@ -153,20 +153,43 @@ def mnist_pickle_to_npz(pickle_gz: str | Path, npz: str | Path) -> None:
 # --------------------------------------------------------------------------- tasks
 
 
-def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int) -> TaskData:
-    """sMNIST: a seeded draw of n_train/n_test images, each a sequence of 784 pixels in [0, 1]."""
+def average_pool(x: np.ndarray, factor: int, axes: tuple[int, ...]) -> np.ndarray:
+    """Mean over non-overlapping windows of ``factor`` along each of ``axes`` (1: unchanged)."""
+    if factor == 1:
+        return x
+    shape, window_axes = [], []
+    for axis, size in enumerate(x.shape):
+        if axis not in axes:
+            shape.append(size)
+            continue
+        if size % factor:
+            raise ValueError(f"pool factor {factor} does not divide the length {size}")
+        shape += [size // factor, factor]
+        window_axes.append(len(shape) - 1)
+    return x.reshape(shape).mean(axis=tuple(window_axes))
+
+
+def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int, pool: int = 1) -> TaskData:
+    """sMNIST: a seeded draw of n_train/n_test images, each a sequence of 784 pixels in [0, 1].
+
+    pool > 1 averages pool x pool pixel blocks first (sequences of (28 / pool)^2 steps): a
+    shorter task for quick runs, not the paper's.
+    """
     with np.load(mnist_npz) as arrays:
         x_train, y_train, x_test, y_test = (arrays[k] for k in ("x_train", "y_train", "x_test", "y_test"))
     rng = rng_for(seed, "smnist")
     idx_train = np.sort(rng.choice(len(x_train), size=n_train, replace=False))
     idx_test = np.sort(rng.choice(len(x_test), size=n_test, replace=False))
     # uint8 / 255 as torchvision's ToTensor, which the RON authors used
-    as_seq = lambda x: (x.reshape(len(x), -1, 1) / 255.0).astype(np.float32)  # noqa: E731
+    def as_seq(x):
+        images = average_pool(x.reshape(len(x), 28, 28) / 255.0, pool, (1, 2))
+        return images.reshape(len(x), -1, 1).astype(np.float32)
+
     return TaskData(
         "smnist",
         Split(as_seq(x_train[idx_train]), y_train[idx_train]),
         Split(as_seq(x_test[idx_test]), y_test[idx_test]),
-        {"n_classes": 10, "seed": seed},
+        {"n_classes": 10, "seed": seed, "pool": pool},
     )
 
 
@@ -177,10 +200,17 @@ def read_ucr_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return table[:, 1:, None].astype(np.float32), labels
 
 
-def adiac(train_tsv: str | Path, test_tsv: str | Path) -> TaskData:
-    """ADIAC: 390/391 z-normalised series of 176 steps, 37 classes (labels shifted to 0..36)."""
+def adiac(train_tsv: str | Path, test_tsv: str | Path, pool: int = 1,
+          n_train: int | None = None, n_test: int | None = None) -> TaskData:
+    """ADIAC: 390/391 z-normalised series of 176 steps, 37 classes (labels shifted to 0..36).
+
+    For quick runs: pool > 1 averages non-overlapping windows of that many steps, n_train and
+    n_test keep the first rows of each split (None: all).
+    """
     u_train, l_train = read_ucr_tsv(train_tsv)
     u_test, l_test = read_ucr_tsv(test_tsv)
+    u_train, l_train = average_pool(u_train[:n_train], pool, (1,)), l_train[:n_train]
+    u_test, l_test = average_pool(u_test[:n_test], pool, (1,)), l_test[:n_test]
     classes = np.unique(np.concatenate([l_train, l_test]))
     to_index = {c: i for i, c in enumerate(classes)}
     relabel = lambda labels: np.array([to_index[c] for c in labels], np.int64)  # noqa: E731
@@ -188,7 +218,7 @@ def adiac(train_tsv: str | Path, test_tsv: str | Path) -> TaskData:
         "adiac",
         Split(u_train, relabel(l_train)),
         Split(u_test, relabel(l_test)),
-        {"n_classes": len(classes)},
+        {"n_classes": len(classes), "pool": pool},
     )
 
 

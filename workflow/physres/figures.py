@@ -43,3 +43,40 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray]], dt: floa
     if title:
         fig.suptitle(title)
     return fig
+
+
+VARIANT_STYLE = {  # label, color
+    "unoptimized": ("Unoptimized", "#d62728"),
+    "partial": ("Partially pretrained", "#ff7f0e"),
+    "pretrained": ("Pretrained (ours)", "#2ca02c"),
+}
+METRIC_LABEL = {"accuracy": "accuracy (%) ↑", "nrmse": "NRMSE ↓"}
+
+
+def scalability_figure(table, task_labels: dict[str, str]):
+    """The paper's scalability figure: one panel per task, score against ny; mean line and
+    std band per physical variant, the target RON dashed gray.
+
+    table: the benchmark table (columns task, ny, variant, metric, mean, std, target).
+    """
+    tasks = list(dict.fromkeys(table["task"]))
+    fig, axes = plt.subplots(1, len(tasks), figsize=(3.0 * len(tasks), 2.6), squeeze=False)
+    for ax, task in zip(axes[0], tasks):
+        rows = table[table["task"] == task]
+        ron = rows[rows["variant"] == "ron"].sort_values("ny")
+        ax.plot(ron["ny"], ron["target"], color="0.5", ls="--", lw=1.2, label="Digital RON")
+        for variant, (label, color) in VARIANT_STYLE.items():
+            r = rows[rows["variant"] == variant].sort_values("ny")
+            if r.empty:
+                continue
+            mean, std = r["mean"].to_numpy(float), np.nan_to_num(r["std"].to_numpy(float))
+            ax.plot(r["ny"], mean, color=color, lw=1.5, marker="o", ms=3, label=label)
+            ax.fill_between(r["ny"], mean - std, mean + std, color=color, alpha=0.2, lw=0)
+        ax.set_title(task_labels.get(task, task))
+        ax.set_xlabel(r"$n_y$")
+        ax.set_xticks(sorted(rows["ny"].unique()))
+        ax.set_ylabel(METRIC_LABEL.get(rows["metric"].iloc[0], rows["metric"].iloc[0]))
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.08))
+    fig.tight_layout()
+    return fig

@@ -102,8 +102,23 @@ class PhysicalReservoir(eqx.Module):
     feedforward: eqx.Module  # T_ff(u): n_u -> ny
     feedback: eqx.Module  # T_fb(Z): 2 ny -> ny
 
+    def feedforward_torque(self, u: Float[Array, " nu"]) -> Float[Array, " ny"]:
+        return self.feedforward(u)
+
+    def feedback_torque(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        return self.feedback(jnp.concatenate([Q, Qdot]))
+
     def actuation(self, Q, Qdot, u):
-        return self.feedback(jnp.concatenate([Q, Qdot])) + self.feedforward(u)
+        """T = T_fb(Q, Q') + T_ff(u)."""
+        return self.feedback_torque(Q, Qdot) + self.feedforward_torque(u)
+
+    def initial_Q(self) -> Float[Array, " ny"]:
+        """Q(0) = phi(0) = c: the image of the RON's resting initial state."""
+        return self.map.c
+
+    def readout_coordinates(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
+        """Activations y_hat = psi(Q) (any leading shape)."""
+        return (Q - self.map.c) @ self.map.inverse_matrix().T
 
     def mapped_acceleration(self, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[Array, " nu"]):
         """y''_hat of Eq. (loss_fn) for one sample (vmap for batches)."""
@@ -128,6 +143,57 @@ def init_physical_reservoir(
         feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
         feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
     )
+
+
+class RandomEncoding(eqx.Module):
+    """T = torque_scale tanh(V u + d), the unoptimized baseline's input encoding (paper, Eq.
+    random_encoding, which has torque_scale = 1; see config.yaml ``unoptimized``)."""
+
+    V: Float[Array, "ny nu"]
+    d: Float[Array, " ny"]
+    torque_scale: float = eqx.field(static=True)
+
+    def __call__(self, u: Float[Array, " nu"]) -> Float[Array, " ny"]:
+        return self.torque_scale * jnp.tanh(self.V @ u + self.d)
+
+
+class UnoptimizedReservoir(eqx.Module):
+    """The conventional PRC baseline: robots as sampled, input through a random encoding, no
+    map and no feedback; its activations are the robot coordinates Q themselves."""
+
+    robots: SoftRobots
+    encoding: RandomEncoding
+
+    def feedforward_torque(self, u: Float[Array, " nu"]) -> Float[Array, " ny"]:
+        return self.encoding(u)
+
+    def feedback_torque(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        return jnp.zeros_like(Q)
+
+    def initial_Q(self) -> Float[Array, " ny"]:
+        return jnp.zeros(self.encoding.d.shape, self.encoding.d.dtype)
+
+    def readout_coordinates(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
+        return Q
+
+
+def init_unoptimized_reservoir(
+    key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
+    input_scaling: float = 1.0, bias_scaling: float = 1.0, torque_scale: float = 1.0,
+    gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
+) -> UnoptimizedReservoir:
+    """Robots drawn with the same key as ``init_physical_reservoir`` (so seed s has the robots
+    that the rob_fixed start s keeps), V ~ U[-input_scaling, input_scaling]^(ny x nu),
+    d ~ U[-bias_scaling, bias_scaling]^ny."""
+    if 3 * n_robots * n_pcs != ny:
+        raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
+    k_rob, _, k_encoding, _ = jax.random.split(key, 4)
+    k_v, k_d = jax.random.split(k_encoding)
+    encoding = RandomEncoding(jax.random.uniform(k_v, (ny, nu), minval=-input_scaling, maxval=input_scaling),
+                              jax.random.uniform(k_d, (ny,), minval=-bias_scaling, maxval=bias_scaling),
+                              float(torque_scale))
+    return UnoptimizedReservoir(sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis),
+                                encoding)
 
 
 def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:

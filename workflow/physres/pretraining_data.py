@@ -29,7 +29,7 @@ def visited_box(ron: RON, u: np.ndarray, chunk_size: int) -> dict[str, np.ndarra
     def block_bounds(block):
         low, high = ron_rollout(ron, jnp.asarray(block), keep="bounds")
         bounds.append((np.asarray(low), np.asarray(high)))
-        return np.zeros((len(block), 0))
+        return np.zeros((len(block), 0)), None
 
     chunked(block_bounds, u, chunk_size, desc="RON box")
     low = np.min([b[0] for b in bounds], axis=0)

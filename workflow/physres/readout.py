@@ -5,8 +5,10 @@ multinomial LogisticRegression (L2) -> accuracy in %.
 Forecasting: y(k) for k = washout .. K - lag - 1 predicts u(k + lag) -> StandardScaler ->
 Ridge -> NRMSE = RMSE / RMS(target) on the test sequences.
 
-A run whose activations are not finite is *diverged*: it gets no score (None), never a
-number computed from a partial or clipped state.
+A run whose activations are not finite is *diverged* and a NaN run: it gets no score (None),
+never a number computed from a partial or clipped state. A physical run whose states stayed
+finite but left |x| <= divergence_bound is diverged too, and keeps the score its readout gets
+(tables exclude it from mean and std; the rank test keeps it at the worst rank).
 """
 
 from __future__ import annotations
@@ -46,13 +48,14 @@ def forecasting_pairs(
 @dataclass
 class Score:
     metric: str  # "accuracy" (in %) or "nrmse"
-    value: float | None  # None when diverged
+    value: float | None  # None when the activations are not finite
     diverged: bool
     n_nonfinite_sequences: int
+    peak: float | None = None  # max |Q|, |Q'| of a physical rollout (inf if non-finite)
 
     def as_dict(self) -> dict:
         return {"metric": self.metric, "value": self.value, "diverged": self.diverged,
-                "n_nonfinite_sequences": self.n_nonfinite_sequences}
+                "n_nonfinite_sequences": self.n_nonfinite_sequences, "peak": self.peak}
 
 
 def count_nonfinite_sequences(*arrays: np.ndarray) -> int:
@@ -88,3 +91,18 @@ def forecasting_score(
     model = make_pipeline(StandardScaler(), Ridge(alpha=alpha))
     model.fit(x_train, y_train)
     return Score("nrmse", nrmse(y_test, model.predict(x_test).reshape(y_test.shape)), False, 0)
+
+
+def score_activations(
+    task, train_states: np.ndarray, test_states: np.ndarray, peaks: list[np.ndarray], divergence_bound: float,
+    *, washout: int = 0, lag: int = 0, C: float = 1.0, max_iter: int = 1000, alpha: float = 1.0,
+) -> Score:
+    """The task's score of one reservoir run; diverged also when a tracked peak exceeds the bound."""
+    if task.kind == "classification":
+        score = classification_score(train_states, task.train.label, test_states, task.test.label, C=C, max_iter=max_iter)
+    else:
+        score = forecasting_score(train_states, task.train.u, test_states, task.test.u, washout, lag, alpha=alpha)
+    if peaks:
+        score.peak = float(np.max([np.max(p) for p in peaks]))
+        score.diverged = score.diverged or not score.peak <= divergence_bound
+    return score

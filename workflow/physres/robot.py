@@ -66,17 +66,38 @@ def pcs_robot(theta: Float[Array, "n_pcs 8"], gravity: Float[Array, "2"]) -> sx.
     return pcs_template(theta.shape[0]).with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
 
 
-def robot_acceleration(
-    theta: Float[Array, "n_pcs 8"], q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"],
-    gravity: Float[Array, "2"], coriolis: bool,
+def built_robot_acceleration(
+    robot: sx.PlanarPCS, q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"], coriolis: bool,
 ) -> Float[Array, " n"]:
-    """q'' of one robot (n = 3 n_pcs): B^-1 (tau - K q - D q' - G(q) [- C q'])."""
-    robot = pcs_robot(theta, gravity)
+    """q'' of one built robot (n = 3 n_pcs): B^-1 (tau - K q - D q' - G(q) [- C q'])."""
     B, coriolis_force, gravity_force = robot.dynamics_terms(q, qdot)
     rhs = tau - robot.elastic_force(q) - robot.damping_matrix(q) @ qdot - gravity_force
     if coriolis:
         rhs = rhs - coriolis_force
     return jnp.linalg.solve(B, rhs)
+
+
+def robot_acceleration(
+    theta: Float[Array, "n_pcs 8"], q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"],
+    gravity: Float[Array, "2"], coriolis: bool,
+) -> Float[Array, " n"]:
+    """q'' of one robot given its physical parameters theta."""
+    return built_robot_acceleration(pcs_robot(theta, gravity), q, qdot, tau, coriolis)
+
+
+class RobotDynamics(eqx.Module):
+    """N soromox robots built from theta_rob once (K, D and mass caches included), so that a
+    rollout does not rebuild them at every Euler substep. ``robots`` is stacked over N."""
+
+    robots: sx.PlanarPCS
+    n_robots: int = eqx.field(static=True)
+    coriolis: bool = eqx.field(static=True)
+
+    def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        """Stacked accelerations Q'' of all robots (unbatched; vmap over samples)."""
+        split = lambda x: x.reshape(self.n_robots, -1)  # noqa: E731
+        per_robot = eqx.filter_vmap(built_robot_acceleration, in_axes=(eqx.if_array(0), 0, 0, 0, None))
+        return per_robot(self.robots, split(Q), split(Qdot), split(T), self.coriolis).reshape(-1)
 
 
 class SoftRobots(eqx.Module):
@@ -101,12 +122,15 @@ class SoftRobots(eqx.Module):
     def theta(self) -> Float[Array, "N n_pcs 8"]:
         return jax.nn.softplus(self.raw) + jnp.asarray(self.minimum, self.raw.dtype)
 
+    def build(self) -> RobotDynamics:
+        """The soromox robots for the current theta_rob (differentiable)."""
+        gravity = jnp.asarray(self.gravity, self.raw.dtype)
+        robots = eqx.filter_vmap(pcs_robot, in_axes=(0, None))(self.theta(), gravity)
+        return RobotDynamics(robots, self.n_robots, self.coriolis)
+
     def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
         """Stacked accelerations Q'' of all robots (unbatched; vmap over samples)."""
-        split = lambda x: x.reshape(self.n_robots, 3 * self.n_pcs)  # noqa: E731
-        gravity = jnp.asarray(self.gravity, self.raw.dtype)
-        per_robot = jax.vmap(robot_acceleration, in_axes=(0, 0, 0, 0, None, None))
-        return per_robot(self.theta(), split(Q), split(Qdot), split(T), gravity, self.coriolis).reshape(-1)
+        return self.build().acceleration(Q, Qdot, T)
 
 
 def sample_robots(

@@ -1,9 +1,12 @@
-"""Rollouts of the physical reservoir (paper, supplementary B): diffrax explicit Euler with step
+"""Rollouts of physical reservoirs (paper, supplementary B): diffrax explicit Euler with step
 delta_t (0.1 ms), each input sample held for the reference RON's Delta t.
 
-The feedforward term T_ff(u_k) is computed once per input step and passed to the solver as an
-argument; the feedback term and the robot dynamics are evaluated at every substep. The state
-starts at rest at the image of the RON's initial state: Q(0) = phi(0) = c, Q'(0) = 0.
+A reservoir here is anything with ``robots`` (SoftRobots), ``feedforward_torque(u)``,
+``feedback_torque(Q, Q')``, ``initial_Q()`` and ``readout_coordinates(Q)``: the pretrained and
+partially pretrained PhysicalReservoir and the UnoptimizedReservoir. The robots are built from
+theta_rob once per rollout and the feedforward term T_ff(u_k) once per input step; only the
+feedback term and the robot dynamics run at every substep. The state starts at rest at
+Q(0) = initial_Q().
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-from physres.physical import PhysicalReservoir
+Keep = str  # "final" or "all"
 
 
 def n_substeps(reference_dt: float, sim_dt: float) -> int:
@@ -25,58 +28,81 @@ def n_substeps(reference_dt: float, sim_dt: float) -> int:
 
 
 def _vector_field(t, state, args):
-    model, T_ff = args
+    reservoir, dynamics, T_ff = args
     Q, Qdot = state
-    T = model.feedback(jnp.concatenate([Q, Qdot])) + T_ff
-    return Qdot, model.robots.acceleration(Q, Qdot, T)
+    T = reservoir.feedback_torque(Q, Qdot) + T_ff
+    return Qdot, dynamics.acceleration(Q, Qdot, T)
 
 
-def held_input_step(model: PhysicalReservoir, state, u_k, reference_dt, steps):
+def held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps):
     """Advance (Q, Q') over one input sample held for reference_dt, with ``steps`` Euler steps.
 
     reference_dt and steps may be traced, so one compiled rollout serves every RON time step.
     """
     solution = diffrax.diffeqsolve(
         diffrax.ODETerm(_vector_field), diffrax.Euler(), t0=0.0, t1=reference_dt, dt0=reference_dt / steps,
-        y0=state, args=(model, model.feedforward(u_k)), saveat=diffrax.SaveAt(t1=True),
+        y0=state, args=(reservoir, dynamics, reservoir.feedforward_torque(u_k)), saveat=diffrax.SaveAt(t1=True),
         stepsize_controller=diffrax.ConstantStepSize(), max_steps=None,
         throw=False,  # a diverging state is reported by the caller, never raised mid-rollout
     )
     return jax.tree_util.tree_map(lambda x: x[-1], solution.ys)
 
 
+def _peak(state):
+    """max(|Q|, |Q'|); a non-finite value counts as infinite (NaN would be lost by max)."""
+    values = jnp.abs(jnp.concatenate(state))
+    return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf))
+
+
 @eqx.filter_jit
-def _rollout(model: PhysicalReservoir, u, reference_dt, steps, keep: str):
-    ny = model.map.c.shape[0]
-    u = u.astype(model.map.c.dtype)
-    state = (model.map.c, jnp.zeros(ny, model.map.c.dtype))
+def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
+    dynamics = reservoir.robots.build()  # constant over the rollout: build once, not per substep
+    Q0 = reservoir.initial_Q()
+    u = u.astype(Q0.dtype)
 
-    def step(state, u_k):
-        state = held_input_step(model, state, u_k, reference_dt, steps)
-        return state, (state[0] if keep == "all" else None)
+    def one_sequence(u_seq):
+        def step(carry, u_k):
+            state, peak = carry
+            state = held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps)
+            peak = jnp.maximum(peak, _peak(state))
+            # past the bound the run is diverged: continue on NaN, which is cheap, rather than on
+            # huge strains whose sin/cos cost ~10x more per substep and tell nothing
+            state = jax.tree_util.tree_map(lambda x: jnp.where(peak <= bound, x, jnp.nan), state)
+            return (state, peak), (state[0] if keep == "all" else None)
 
-    final, Qs = jax.lax.scan(step, state, u)
-    return Qs if keep == "all" else final[0]
+        start = ((Q0, jnp.zeros_like(Q0)), jnp.asarray(0.0, Q0.dtype))
+        (final, peak), Qs = jax.lax.scan(step, start, u_seq)
+        return (Qs if keep == "all" else final[0]), peak
+
+    return jax.vmap(one_sequence)(u)
 
 
-def physical_rollout(
-    model: PhysicalReservoir, u: Float[Array, "time nu"], reference_dt: float, sim_dt: float, keep: str = "all"
-):
-    """Q after each input sample: (time, ny) for keep="all", (ny,) for keep="final"."""
+def physical_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
+                     keep: Keep = "all", divergence_bound: float = float("inf")):
+    """Q after each input sample, (batch, time, ny) for keep="all" or (batch, ny) for
+    keep="final", and the peak max(|Q|, |Q'|) over the rollout per sequence, (batch,).
+
+    Once a sequence's peak exceeds ``divergence_bound`` (checked after each input sample) its
+    states are NaN from there on: a diverged run has no activations to score.
+    """
+    if keep not in ("final", "all"):
+        raise ValueError(f"keep must be 'final' or 'all', got {keep!r}")
     steps = n_substeps(reference_dt, sim_dt)
-    return _rollout(model, u, jnp.asarray(reference_dt), jnp.asarray(steps), keep)
+    return _rollout(reservoir, jnp.asarray(u), jnp.asarray(reference_dt), jnp.asarray(steps), keep,
+                    jnp.asarray(divergence_bound, dtype=float))
 
 
-def mapped_rollout(model: PhysicalReservoir, u, reference_dt: float, sim_dt: float):
-    """Q(k) and y_hat(k) = psi(Q(k)) after each input sample, each (time, ny)."""
-    Qs = physical_rollout(model, u, reference_dt, sim_dt, keep="all")
-    return Qs, (Qs - model.map.c) @ model.map.inverse_matrix().T
+def mapped_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
+                   divergence_bound: float = float("inf")):
+    """Q(k), the activations y_hat(k) = readout_coordinates(Q(k)) (each (batch, time, ny)), and
+    the peak per sequence."""
+    Qs, peak = physical_rollout(reservoir, u, reference_dt, sim_dt, keep="all", divergence_bound=divergence_bound)
+    return Qs, reservoir.readout_coordinates(Qs), peak
 
 
-def diverged(states, bound: float) -> bool:
-    """A rollout diverged if any state is non-finite or leaves |x| <= bound."""
-    states = jnp.asarray(states)
-    return bool(~jnp.all(jnp.isfinite(states)) | (jnp.max(jnp.abs(jnp.nan_to_num(states, nan=jnp.inf))) > bound))
+def diverged(peak, bound: float) -> bool:
+    """A rollout diverged if a state became non-finite or left |x| <= bound (peak from the rollout)."""
+    return bool(jnp.any(~(jnp.asarray(peak) <= bound)))
 
 
 def trajectory_nrmse(y_ref, y_hat) -> float:

@@ -15,14 +15,19 @@ import pandas as pd
 
 from physres.io import atomic_path, read_json, write_text
 
-DIGITS = {"accuracy": 2, "nrmse": 3, "test_rmse": 3, "trajectory_nrmse": 3}
+DIGITS = {"accuracy": 2, "nrmse": 3, "test_rmse": 3, "trajectory_nrmse": 3, "p_value": 4}
 TASK_ORDER = ["smnist", "adiac", "mackey_glass", "lorenz96"]
 TASK_LABEL = {"smnist": "sMNIST", "adiac": "ADIAC", "mackey_glass": "Mackey-Glass", "lorenz96": "Lorenz96"}
 
 
 def load_scores(paths: Iterable[str | Path]) -> pd.DataFrame:
-    """Per-seed score JSONs -> one row each (task, ny, variant, seed, metric, value, diverged)."""
-    rows = [read_json(p) for p in paths]
+    """Score JSONs of (task, ny, variant) -> one row per seed (task, ny, variant, seed, metric,
+    value, diverged, ...)."""
+    rows = []
+    for path in paths:
+        record = read_json(path)
+        rows += [{"task": record["task"], "ny": record["ny"], "variant": record["variant"], **seed}
+                 for seed in record["seeds"]]
     frame = pd.DataFrame(rows)
     frame["value"] = frame["value"].astype(float)  # None (diverged) -> NaN
     return frame
@@ -163,4 +168,121 @@ def render_pretraining(table: pd.DataFrame, stem: str | Path) -> None:
     caption = ("Pretraining results (the paper's Table 1): test RMSE of the accelerations and NRMSE of the "
                "mapped physical rollout against the RON, mean ± std over starts; each * is a diverged run, "
                "excluded from mean and std. In brackets the paper's values.")
+    write_table(table, rows("md"), rows("latex"), stem, caption)
+
+
+# --------------------------------------------------------------------------- the PRC benchmark
+
+PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
+VARIANT_LABEL = {"ron": "Digital RON (target)", "unoptimized": "Unoptimized", "partial": "Partially pretrained",
+                 "pretrained": "Pretrained (ours)"}
+
+
+def benchmark_table(scores: pd.DataFrame, pretrain_seed: int, paper: list[dict]) -> pd.DataFrame:
+    """The paper's Table 2 as tidy rows per (task, ny, variant): mean/std over seeds without the
+    diverged runs, n_diverged; for ``ron`` also the target RON's own score (``target``), which
+    the paper's digital column reports. paper_mean/paper_std: the paper's values."""
+    table = aggregate(scores, ["task", "ny", "variant"])
+    target = scores[(scores["variant"] == "ron") & (scores["seed"] == pretrain_seed)][["task", "ny", "variant", "value"]]
+    table = table.merge(target.rename(columns={"value": "target"}), on=["task", "ny", "variant"], how="left")
+    paper_rows = []
+    for row in paper:
+        paper_rows.append({"task": row["task"], "ny": row["ny"], "variant": "ron", "paper_mean": row["ron"], "paper_std": np.nan})
+        paper_rows += [{"task": row["task"], "ny": row["ny"], "variant": v, "paper_mean": row[v][0], "paper_std": row[v][1]}
+                       for v in PHYSICAL_VARIANTS]
+    if paper_rows:
+        table = table.merge(pd.DataFrame(paper_rows), on=["task", "ny", "variant"], how="left")
+    return table
+
+
+def benchmark_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (task, ny): metric, the target RON's score and each physical variant's mean."""
+    wide = table.pivot_table(index=["task", "ny"], columns="variant", values="mean", dropna=False, sort=False)
+    cells = table[["task", "ny", "metric"]].drop_duplicates().merge(wide.reset_index(), on=["task", "ny"], how="left")
+    target = table[table["variant"] == "ron"][["task", "ny", "target"]].rename(columns={"target": "ron_target"})
+    cells = cells.drop(columns=[c for c in ["ron"] if c in cells]).merge(target, on=["task", "ny"], how="left")
+    cells = cells.rename(columns={"ron_target": "ron"})
+    for variant in PHYSICAL_VARIANTS + ["ron"]:
+        if variant not in cells:
+            cells[variant] = np.nan
+    return sort_cells(cells)
+
+
+def render_benchmark(table: pd.DataFrame, stem: str | Path) -> None:
+    """Wide rendering like the paper's Table 2; the best physical variant per cell in bold."""
+    from physres.stats import HIGHER_IS_BETTER
+
+    cells = table[["task", "ny", "metric"]].drop_duplicates()
+
+    def rows(style):
+        out = {"task": cells["task"].map(TASK_LABEL).to_list(), "ny": cells["ny"].to_list(),
+               "metric": cells["metric"].to_list()}
+        for variant in ["ron"] + PHYSICAL_VARIANTS:
+            column = []
+            for task, ny, metric in zip(cells["task"], cells["ny"], cells["metric"]):
+                match = table[(table.task == task) & (table.ny == ny) & (table.variant == variant)]
+                if match.empty:
+                    column.append("--")
+                    continue
+                row = match.iloc[0]
+                if variant == "ron":
+                    text = format_value(row["target"], metric)
+                else:
+                    text = mean_std(row, style)
+                    physical = table[(table.task == task) & (table.ny == ny) & table.variant.isin(PHYSICAL_VARIANTS)]
+                    means = physical["mean"].to_numpy(float)
+                    best = np.nanmax(means) if HIGHER_IS_BETTER[metric] else np.nanmin(means)
+                    if np.isfinite(row["mean"]) and row["mean"] == best:
+                        text = f"**{text}**" if style == "md" else "$\\mathbf{" + text.strip("$") + "}$"
+                paper = format_value(row.get("paper_mean", np.nan), metric)
+                column.append(f"{text} (paper {paper})" if style == "md" else f"{text} ({paper})")
+            out[VARIANT_LABEL[variant]] = column
+        return pd.DataFrame(out)
+
+    caption = ("PRC benchmark (the paper's Table 2): accuracy (%) for sMNIST and ADIAC, test NRMSE for "
+               "Mackey-Glass and Lorenz96; mean ± std over seeds, each * a diverged run excluded from mean "
+               "and std; the digital column is the RON the physical reservoirs were pretrained against. "
+               "Bold: the best physical variant. In brackets the paper's values.")
+    write_table(table, rows("md"), rows("latex"), stem, caption)
+
+
+def render_significance(table: pd.DataFrame, stem: str | Path, alpha: float) -> None:
+    """p-values per (task, ny) and baseline (the paper's supplementary table); bold if p < alpha,
+    * where NaN runs reduced a sample."""
+    cells = table[["task", "ny"]].drop_duplicates()
+
+    def cell(task, ny, baseline, style):
+        match = table[(table.task == task) & (table.ny == ny) & (table.baseline == baseline)]
+        if match.empty:
+            return "--"
+        row = match.iloc[0]
+        text = format_value(row["p_value"], "p_value") if np.isfinite(row["p_value"]) else "--"
+        if row["significant"]:
+            text = f"**{text}**" if style == "md" else f"\\textbf{{{text}}}"
+        return text + ("*" * int(row["n_nan_runs"]))
+
+    def rows(style):
+        out = {"task": cells["task"].map(TASK_LABEL).to_list(), "ny": cells["ny"].to_list()}
+        for baseline in ("unoptimized", "partial"):
+            out[f"p vs {baseline}"] = [cell(t, n, baseline, style) for t, n in zip(cells["task"], cells["ny"])]
+        return pd.DataFrame(out)
+
+    caption = (f"One-sided exact Mann-Whitney U p-values for 'pretrained is better than the baseline', from the "
+               f"per-seed scores; bold: p < {alpha}; each * a NaN run left out (diverged runs with a score keep "
+               f"the worst rank).")
+    write_table(table, rows("md"), rows("latex"), stem, caption)
+
+
+def render_summary(table: pd.DataFrame, stem: str | Path) -> None:
+    def rows(style):
+        return pd.DataFrame({
+            "quantity": table["quantity"],
+            "value": [("--" if not np.isfinite(v) else f"{v:.1f}") + f" {u}" for v, u in zip(table["value"], table["unit"])],
+            "cells": table["n_cells"],
+            "paper": [("--" if not np.isfinite(v) else f"{v:.1f}") + f" {u}" for v, u in zip(table["paper"], table["unit"])],
+        })
+
+    caption = ("Summary of the PRC benchmark as the paper defines it (Sec. 5.2): performance is accuracy, or "
+               "1 / NRMSE; improvements are accuracy gains or NRMSE reductions relative to the baseline, "
+               "averaged uniformly over (task, ny) cells.")
     write_table(table, rows("md"), rows("latex"), stem, caption)

@@ -3,7 +3,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from physres.config import ConfigError, check_config, robot_layout, ron_config
+from physres.config import check_config, robot_layout, ron_config
 from physres.data import task_kind
 
 SCHEMA = "../schemas/config.schema.yaml"
@@ -23,14 +23,14 @@ REF_SEEDS = config["reference"]["seeds"]
 # the paper's Fig. 3 shows Mackey-Glass at ny = 6; fall back to what the config runs
 FIGURE_TASK = "mackey_glass" if "mackey_glass" in TASKS else TASKS[0]
 FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
-VARIANTS_DONE = ["ron"]  # physical variants plug into the same rollout/readout rules later
+VARIANTS = ["ron", "unoptimized", "partial", "pretrained"]
 
 
 wildcard_constraints:
     task="|".join(TASKS),
     ny=r"\d+",
     seed=r"\d+",
-    variant="|".join(VARIANTS_DONE),
+    variant="|".join(VARIANTS),
     mode="full|rob_fixed",
 
 
@@ -54,4 +54,7 @@ def all_targets():
     targets += expand("results/datasets/{task}/ny{ny}.h5", task=TASKS, ny=DIMS)
     targets += [f"results/tables/pretraining.{ext}" for ext in ("csv", "md", "tex")]
     targets += [f"results/figures/pretraining_trajectories.{ext}" for ext in ("pdf", "png")]
+    targets += [f"results/tables/{name}.{ext}" for name in ("benchmark", "significance", "summary")
+                for ext in ("csv", "md", "tex")]
+    targets += [f"results/figures/scalability.{ext}" for ext in ("pdf", "png")]
     return targets

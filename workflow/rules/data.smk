@@ -47,6 +47,7 @@ rule task_data_smnist:
         n_train=config["data"]["smnist"]["n_train"],
         n_test=config["data"]["smnist"]["n_test"],
         seed=config["data"]["smnist"]["seed"],
+        pool=config["data"]["smnist"]["pool"],
     log:
         "logs/task_data/smnist.log",
     threads: 1
@@ -62,6 +63,10 @@ rule task_data_adiac:
         test=rules.fetch_adiac.output.test,
     output:
         h5="results/data/adiac.h5",
+    params:
+        pool=config["data"]["adiac"]["pool"],
+        n_train=config["data"]["adiac"]["n_train"],
+        n_test=config["data"]["adiac"]["n_test"],
     log:
         "logs/task_data/adiac.log",
     threads: 1

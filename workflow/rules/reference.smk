@@ -3,13 +3,14 @@
 
 rule reference_ron:
     output:
-        h5="results/reference/{task}/ny{ny}/seed{seed}.h5",
+        h5=expand("results/reference/{{task}}/ny{{ny}}/seed{seed}.h5", seed=REF_SEEDS),
     params:
+        seeds=REF_SEEDS,
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
         n_u=lambda wc: task_n_u(wc.task),
         x64=config["numerics"]["x64"],
     log:
-        log_path("reference_ron", "{task}_ny{ny}_seed{seed}"),
+        log_path("reference_ron", "{task}_ny{ny}"),
     threads: 1
     resources:
         **resources_for("reference_ron"),

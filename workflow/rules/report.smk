@@ -3,9 +3,7 @@
 
 rule ron_reference_table:
     input:
-        scores=expand(
-            "results/scores/{task}/ny{ny}/ron/seed{seed}.json", task=TASKS, ny=DIMS, seed=REF_SEEDS
-        ),
+        scores=expand("results/scores/{task}/ny{ny}/ron.json", task=TASKS, ny=DIMS),
     output:
         csv=report(
             "results/tables/ron_reference.csv",
@@ -74,3 +72,51 @@ rule pretraining_figure:
         **resources_for("figures"),
     script:
         "../scripts/pretraining_figure.py"
+
+
+rule benchmark_tables:
+    input:
+        scores=expand("results/scores/{task}/ny{ny}/{variant}.json", task=TASKS, ny=DIMS, variant=VARIANTS),
+    output:
+        benchmark=report(
+            "results/tables/benchmark.csv",
+            caption="../report/benchmark.rst",
+            category="Tables",
+            labels={"table": "PRC benchmark (Table 2)"},
+        ),
+        benchmark_md="results/tables/benchmark.md",
+        benchmark_tex="results/tables/benchmark.tex",
+        significance=report(
+            "results/tables/significance.csv",
+            caption="../report/significance.rst",
+            category="Tables",
+            labels={"table": "Mann-Whitney p-values"},
+        ),
+        significance_md="results/tables/significance.md",
+        significance_tex="results/tables/significance.tex",
+        summary=report(
+            "results/tables/summary.csv",
+            caption="../report/summary.rst",
+            category="Tables",
+            labels={"table": "Summary"},
+        ),
+        summary_md="results/tables/summary.md",
+        summary_tex="results/tables/summary.tex",
+        figure_pdf="results/figures/scalability.pdf",
+        figure_png=report(
+            "results/figures/scalability.png",
+            caption="../report/scalability.rst",
+            category="Figures",
+            labels={"figure": "Scalability"},
+        ),
+    params:
+        pretrain_seed=config["reference"]["pretrain_seed"],
+        paper=config["benchmark"]["paper"],
+        alpha=config["benchmark"]["significance_level"],
+    log:
+        "logs/benchmark_tables.log",
+    threads: 1
+    resources:
+        **resources_for("tables"),
+    script:
+        "../scripts/benchmark_tables.py"

@@ -21,9 +21,9 @@ y_ref = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))  # (n_seq, K, n
 results, y_hats = [], []
 for path in snakemake.input.models:
     model, sidecar = load_checkpoint(path)
-    Q, y_hat = zip(*(mapped_rollout(model, jnp.asarray(seq), ron.dt, p.sim_dt) for seq in u))
-    Q, y_hat = np.stack(Q), np.stack(y_hat)
-    is_diverged = diverged(Q, p.divergence_bound)
+    Q, y_hat, peak = mapped_rollout(model, jnp.asarray(u), ron.dt, p.sim_dt, p.divergence_bound)
+    y_hat = np.asarray(y_hat)
+    is_diverged = diverged(peak, p.divergence_bound)
     nrmse = None if is_diverged else trajectory_nrmse(y_ref, y_hat)
     rmse = float(acceleration_rmse(model, test))
     log.info("seed %d: test RMSE %.4g, trajectory NRMSE %s%s", sidecar["seed"], rmse, nrmse,

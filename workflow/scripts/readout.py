@@ -1,24 +1,26 @@
-"""Train the readout on one variant's activations and score it on the test split."""
+"""Train the readout on each seed's activations of one variant and score it on the test split."""
 import h5py
 from threadpoolctl import threadpool_limits
 
 from physres.data import read_task
 from physres.io import setup_logging, write_json
-from physres.readout import classification_score, forecasting_score
+from physres.readout import score_activations
 
 log = setup_logging(snakemake.log[0])
 threadpool_limits(snakemake.threads)  # BLAS threads beyond the job's share make sklearn ~10x slower
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
+seeds = []
 with h5py.File(snakemake.input.activations, "r") as h5:
-    train, test = h5["train/states"][...], h5["test/states"][...]
-if task.kind == "classification":
-    score = classification_score(train, task.train.label, test, task.test.label,
-                                 C=p.logistic_C, max_iter=p.logistic_max_iter)
-else:
-    score = forecasting_score(train, task.train.u, test, task.test.u, p.washout, p.lag, alpha=p.ridge_alpha)
-if score.diverged:
-    log.warning("diverged: %d sequences have non-finite activations; no score", score.n_nonfinite_sequences)
-log.info("%s = %s", score.metric, score.value)
-write_json(snakemake.output.json, {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant,
-                                   "seed": int(wc.seed), **score.as_dict()})
+    for seed in h5["seeds"][...]:
+        group = h5[f"seed{seed}"]
+        peaks = [group[f"{s}/peak"][...] for s in ("train", "test") if "peak" in group[s]]
+        score = score_activations(task, group["train/states"][...], group["test/states"][...], peaks,
+                                  p.divergence_bound, washout=p.washout, lag=p.lag, C=p.logistic_C,
+                                  max_iter=p.logistic_max_iter, alpha=p.ridge_alpha)
+        if score.diverged:
+            log.warning("seed %d diverged (%d non-finite sequences, peak %s)", seed,
+                        score.n_nonfinite_sequences, score.peak)
+        log.info("seed %d: %s = %s", seed, score.metric, score.value)
+        seeds.append({"seed": int(seed), **score.as_dict()})
+write_json(snakemake.output.json, {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "seeds": seeds})

@@ -6,9 +6,9 @@ log = setup_logging(snakemake.log[0])
 task = snakemake.rule.removeprefix("task_data_")
 p = dict(snakemake.params)
 if task == "smnist":
-    result = data.smnist(snakemake.input.npz, p["n_train"], p["n_test"], p["seed"])
+    result = data.smnist(snakemake.input.npz, **p)
 elif task == "adiac":
-    result = data.adiac(snakemake.input.train, snakemake.input.test)
+    result = data.adiac(snakemake.input.train, snakemake.input.test, **p)
 elif task == "mackey_glass":
     result = data.mackey_glass(**p)
 elif task == "lorenz96":

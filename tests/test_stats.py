@@ -1,0 +1,85 @@
+"""Benchmark statistics: the exact rank test and the paper's summary definitions."""
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from physres.stats import mann_whitney_p, rank_test_values, significance_table, summary
+from physres.tables import benchmark_cells, benchmark_table, load_scores
+
+PAPER_TABLE_2 = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())["benchmark"]["paper"]
+
+
+def brute_force_p(x, y):
+    """P(U >= U_observed) under H0 by enumerating every split of the pooled sample."""
+    pooled = np.concatenate([x, y])
+    u = lambda a, b: sum((ai > bj) + 0.5 * (ai == bj) for ai in a for bj in b)  # noqa: E731
+    observed = u(x, y)
+    splits = list(itertools.combinations(range(len(pooled)), len(x)))
+    hits = sum(u(pooled[list(s)], np.delete(pooled, list(s))) >= observed for s in splits)
+    return hits / len(splits)
+
+
+def test_exact_p_values_against_enumeration():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        x, y = rng.normal(size=4), rng.normal(size=4)
+        assert mann_whitney_p(x, y, higher_is_better=True) == pytest.approx(brute_force_p(x, y))
+        assert mann_whitney_p(x, y, higher_is_better=False) == pytest.approx(brute_force_p(-x, -y))
+    assert mann_whitney_p(np.arange(4) + 10.0, np.arange(4.0), True) == pytest.approx(1 / 70)  # the paper's 0.0143
+    assert mann_whitney_p(np.arange(4) + 10.0, np.arange(3.0), True) == pytest.approx(1 / 35)
+    assert np.isnan(mann_whitney_p(np.arange(4.0), np.array([]), True))
+
+
+def test_nan_runs_dropped_and_diverged_runs_ranked_worst():
+    runs = pd.DataFrame({"metric": "nrmse", "value": [0.5, np.nan, 0.7, 0.9], "diverged": [False, True, True, False]})
+    np.testing.assert_array_equal(rank_test_values(runs), [0.5, np.inf, 0.9])
+    runs["metric"] = "accuracy"
+    np.testing.assert_array_equal(rank_test_values(runs), [0.5, -np.inf, 0.9])
+
+
+def test_significance_table_counts_nan_runs():
+    rows = [{"task": "mackey_glass", "ny": 6, "variant": v, "seed": s, "metric": "nrmse", "value": val, "diverged": False}
+            for v, vals in (("pretrained", [0.1, 0.2, 0.15, 0.12]), ("unoptimized", [0.5, 0.6, 0.7, 0.8]),
+                            ("partial", [0.3, np.nan, 0.4, 0.35]))
+            for s, val in enumerate(vals)]
+    table = significance_table(pd.DataFrame(rows), alpha=0.05).set_index("baseline")
+    assert table.loc["unoptimized", "p_value"] == pytest.approx(1 / 70)
+    assert table.loc["partial", "p_value"] == pytest.approx(1 / 35)
+    assert table.loc["partial", "n_nan_runs"] == 1 and table.loc["partial", "significant"]
+
+
+def test_summary_of_the_papers_table_2_gives_its_headline_figures():
+    cells = pd.DataFrame([{"task": r["task"], "ny": r["ny"], "metric": "accuracy" if r["task"] in ("smnist", "adiac") else "nrmse",
+                           "ron": r["ron"], **{v: r[v][0] for v in ("unoptimized", "partial", "pretrained")}}
+                          for r in PAPER_TABLE_2])
+    got = summary(cells).set_index("quantity")["value"].round(1)
+    assert got["share of RON performance retained"] == 90.9
+    assert got["mean relative improvement over unoptimized"] == 33.7
+    # the paper states 19.2 %; its own Table 2 gives 20.9 % with the same definition
+    assert got["mean relative improvement over partial"] == 20.9
+    assert got["improvement of pretrained from ny = 6 to 15, mean over tasks"] == 17.3
+    per_task = {t: got[f"improvement of pretrained from ny = 6 to 15: {t}"] for t in ("smnist", "adiac", "mackey_glass", "lorenz96")}
+    assert per_task == {"smnist": 11.4, "adiac": 19.1, "mackey_glass": 19.0, "lorenz96": 19.8}
+
+
+def test_benchmark_table_uses_the_target_ron_and_excludes_diverged(tmp_path):
+    import json
+
+    def write(variant, values, diverged=None):
+        seeds = [{"seed": s, "metric": "accuracy", "value": v, "diverged": bool(diverged and diverged[s]),
+                  "n_nonfinite_sequences": 0, "peak": None} for s, v in enumerate(values)]
+        path = tmp_path / f"{variant}.json"
+        path.write_text(json.dumps({"task": "smnist", "ny": 6, "variant": variant, "seeds": seeds}))
+        return path
+
+    paths = [write("ron", [60.0, 70.0]), write("unoptimized", [10.0, 20.0, 30.0]),
+             write("partial", [40.0, 50.0, 99.0], diverged=[False, False, True]), write("pretrained", [55.0, 65.0, 60.0])]
+    table = benchmark_table(load_scores(paths), pretrain_seed=1, paper=[])
+    cells = benchmark_cells(table).iloc[0]
+    assert cells["ron"] == 70.0 and cells["unoptimized"] == 20.0 and cells["partial"] == 45.0
+    row = table.set_index("variant").loc["partial"]
+    assert row["n_diverged"] == 1 and row["n_seeds"] == 3

@@ -1,0 +1,20 @@
+"""The PRC benchmark's tables (Table 2, significance, summary) and the scalability figure."""
+from pathlib import Path
+
+from physres.figures import save_figure, scalability_figure
+from physres.io import setup_logging
+from physres.stats import significance_table, summary
+from physres.tables import (TASK_LABEL, benchmark_cells, benchmark_table, load_scores, render_benchmark,
+                            render_significance, render_summary)
+
+log = setup_logging(snakemake.log[0])
+p, out = snakemake.params, snakemake.output
+scores = load_scores(snakemake.input.scores)
+table = benchmark_table(scores, p.pretrain_seed, p.paper)
+render_benchmark(table, Path(out.benchmark).with_suffix(""))
+significance = significance_table(scores, p.alpha)
+render_significance(significance, Path(out.significance).with_suffix(""), p.alpha)
+headline = summary(benchmark_cells(table), significance)
+render_summary(headline, Path(out.summary).with_suffix(""))
+save_figure(scalability_figure(table, TASK_LABEL), out.figure_pdf, out.figure_png)
+log.info("\n%s\n%s\n%s", table.to_string(), significance.to_string(), headline.to_string())
