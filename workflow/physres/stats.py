@@ -78,11 +78,11 @@ def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None) -> pd
     of that figure and counted in ``n_cells``."""
     rows = []
 
-    def add(quantity, values, unit="%", paper=np.nan, scale=100.0):
+    def add(quantity, values, paper=np.nan):
         values = np.asarray(values, float)
         ok = values[np.isfinite(values)]
-        rows.append({"quantity": quantity, "value": scale * float(np.mean(ok)) if len(ok) else np.nan,
-                     "unit": unit, "n_cells": len(ok), "paper": paper})
+        rows.append({"quantity": quantity, "value": 100.0 * float(np.mean(ok)) if len(ok) else np.nan,
+                     "unit": "%", "n_cells": len(ok), "paper": paper, "paper_unit": "%"})
 
     metric = cells["metric"]
     add("share of RON performance retained",
@@ -105,5 +105,5 @@ def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None) -> pd
                 paper=paper_changes.get(task, np.nan))
     if significance is not None and len(significance):
         rows.append({"quantity": "significant comparisons (p < alpha)", "value": float(significance["significant"].sum()),
-                     "unit": f"of {len(significance)}", "n_cells": len(significance), "paper": 26.0})
+                     "unit": f"of {len(significance)}", "n_cells": len(significance), "paper": 26.0, "paper_unit": "of 32"})
     return pd.DataFrame(rows)

@@ -273,13 +273,20 @@ def render_significance(table: pd.DataFrame, stem: str | Path, alpha: float) -> 
     write_table(table, rows("md"), rows("latex"), stem, caption)
 
 
+def quantity_text(value: float, unit: str) -> str:
+    """'33.7 %' for percentages, '26 of 32' for counts, '--' when missing."""
+    if not np.isfinite(value):
+        return "--"
+    return f"{value:.0f} {unit}" if unit.startswith("of") else f"{value:.1f} {unit}"
+
+
 def render_summary(table: pd.DataFrame, stem: str | Path) -> None:
     def rows(style):
         return pd.DataFrame({
             "quantity": table["quantity"],
-            "value": [("--" if not np.isfinite(v) else f"{v:.1f}") + f" {u}" for v, u in zip(table["value"], table["unit"])],
+            "value": [quantity_text(v, u) for v, u in zip(table["value"], table["unit"])],
             "cells": table["n_cells"],
-            "paper": [("--" if not np.isfinite(v) else f"{v:.1f}") + f" {u}" for v, u in zip(table["paper"], table["unit"])],
+            "paper": [quantity_text(v, u) for v, u in zip(table["paper"], table["paper_unit"])],
         })
 
     caption = ("Summary of the PRC benchmark as the paper defines it (Sec. 5.2): performance is accuracy, or "

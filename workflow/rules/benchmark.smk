@@ -48,7 +48,7 @@ rule rollout:
         log_path("rollout", "{task}_ny{ny}_{variant}"),
     benchmark:
         "benchmarks/rollout/{task}_ny{ny}_{variant}.tsv"
-    threads: 2
+    threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("rollout"),
     script:

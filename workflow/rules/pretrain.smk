@@ -59,7 +59,7 @@ rule evaluate_pretraining:
         log_path("evaluate_pretraining", "{task}_ny{ny}_{mode}"),
     benchmark:
         "benchmarks/evaluate_pretraining/{task}_ny{ny}_{mode}.tsv"
-    threads: 2
+    threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("evaluate_pretraining"),
     script:
