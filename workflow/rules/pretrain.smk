@@ -34,7 +34,7 @@ rule pretrain:
         log_path("pretrain", "{task}_ny{ny}_{mode}"),
     benchmark:
         "benchmarks/pretrain/{task}_ny{ny}_{mode}.tsv"
-    threads: 2
+    threads: 1  # XLA runs these small batched steps on one core; two jobs share 2 cores
     resources:
         **resources_for("pretrain"),
     script:

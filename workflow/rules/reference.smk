@@ -32,7 +32,7 @@ rule pretraining_dataset:
         log_path("pretraining_dataset", "{task}_ny{ny}"),
     benchmark:
         "benchmarks/pretraining_dataset/{task}_ny{ny}.tsv"
-    threads: 2
+    threads: 1
     resources:
         **resources_for("pretraining_dataset"),
     script:
