@@ -119,3 +119,15 @@ def test_average_pool_matches_a_loop():
     np.testing.assert_array_equal(average_pool(x, 1, (1,)), x)
     with pytest.raises(ValueError, match="does not divide"):
         average_pool(x, 4, (2,))
+
+
+def test_adiac_subset_keeps_the_class_count_of_the_full_splits(tmp_path):
+    rng = np.random.default_rng(0)
+    for split, labels in (("TRAIN", [1, 2, 3, 3]), ("TEST", [3, 4, 1, 2])):
+        rows = np.column_stack([labels, rng.normal(size=(4, 8))])
+        np.savetxt(tmp_path / f"Adiac_{split}.tsv", rows, delimiter="\t")
+    task = data.adiac(tmp_path / "Adiac_TRAIN.tsv", tmp_path / "Adiac_TEST.tsv", pool=4, n_train=2, n_test=1)
+    assert task.attrs["n_classes"] == 4
+    assert task.train.u.shape == (2, 2, 1) and task.test.u.shape == (1, 2, 1)
+    np.testing.assert_array_equal(task.train.label, [0, 1])
+    np.testing.assert_array_equal(task.test.label, [2])

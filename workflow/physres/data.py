@@ -209,9 +209,9 @@ def adiac(train_tsv: str | Path, test_tsv: str | Path, pool: int = 1,
     """
     u_train, l_train = read_ucr_tsv(train_tsv)
     u_test, l_test = read_ucr_tsv(test_tsv)
+    classes = np.unique(np.concatenate([l_train, l_test]))  # of the full splits, whatever the subset
     u_train, l_train = average_pool(u_train[:n_train], pool, (1,)), l_train[:n_train]
     u_test, l_test = average_pool(u_test[:n_test], pool, (1,)), l_test[:n_test]
-    classes = np.unique(np.concatenate([l_train, l_test]))
     to_index = {c: i for i, c in enumerate(classes)}
     relabel = lambda labels: np.array([to_index[c] for c in labels], np.int64)  # noqa: E731
     return TaskData(
