@@ -64,7 +64,7 @@ def scalability_figure(table, task_labels: dict[str, str]):
     for ax, task in zip(axes[0], tasks):
         rows = table[table["task"] == task]
         ron = rows[rows["variant"] == "ron"].sort_values("ny")
-        ax.plot(ron["ny"], ron["target"], color="0.5", ls="--", lw=1.2, label="Digital RON")
+        ax.plot(ron["ny"], ron["target"], color="0.5", ls="--", lw=1.2, marker="s", ms=3, label="Digital RON")
         for variant, (label, color) in VARIANT_STYLE.items():
             r = rows[rows["variant"] == variant].sort_values("ny")
             if r.empty:
