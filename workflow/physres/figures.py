@@ -29,7 +29,8 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray]], dt: floa
 
     panels: {label: (y_ref (K, ny), y_hat (K, ny))}
     """
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 2.4), sharey=True, squeeze=False)
+    # separate y axes: a rob_fixed rollout can be orders of magnitude off and would flatten the other panel
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 2.4), squeeze=False)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, (label, (y_ref, y_hat)) in zip(axes[0], panels.items()):
         t = dt * np.arange(1, len(y_ref) + 1)
@@ -41,7 +42,7 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray]], dt: floa
     axes[0][0].set_ylabel("reservoir coordinate")
     axes[0][-1].legend(frameon=False, ncol=2, fontsize=7)
     if title:
-        fig.suptitle(title)
+        fig.suptitle(title, y=1.04)
     return fig
 
 
