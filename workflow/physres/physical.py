@@ -52,8 +52,9 @@ class AffineMap(eqx.Module):
     def phi(self, y: Float[Array, " ny"]) -> Float[Array, " ny"]:
         return self.matrix() @ y + self.c
 
-    def psi(self, Q: Float[Array, " ny"]) -> Float[Array, " ny"]:
-        return self.inverse_matrix() @ (Q - self.c)
+    def psi(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
+        """A^-1 (Q - c) for any leading shape."""
+        return (Q - self.c) @ self.inverse_matrix().T
 
 
 def random_orthogonal(key: jax.Array, n: int) -> Float[Array, "n n"]:
@@ -118,7 +119,7 @@ class PhysicalReservoir(eqx.Module):
 
     def readout_coordinates(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
         """Activations y_hat = psi(Q) (any leading shape)."""
-        return (Q - self.map.c) @ self.map.inverse_matrix().T
+        return self.map.psi(Q)
 
     def mapped_acceleration(self, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[Array, " nu"]):
         """y''_hat of Eq. (loss_fn) for one sample (vmap for batches)."""

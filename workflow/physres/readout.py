@@ -6,9 +6,8 @@ Forecasting: y(k) for k = washout .. K - lag - 1 predicts u(k + lag) -> Standard
 Ridge -> NRMSE = RMSE / RMS(target) on the test sequences.
 
 A run whose activations are not finite is *diverged* and a NaN run: it gets no score (None),
-never a number computed from a partial or clipped state. A physical run whose states stayed
-finite but left |x| <= divergence_bound is diverged too, and keeps the score its readout gets
-(tables exclude it from mean and std; the rank test keeps it at the worst rank).
+never a number computed from a partial or clipped state. (A physical rollout that leaves the
+divergence bound is NaN from there on, see physres.simulate, so it lands here too.)
 """
 
 from __future__ import annotations
@@ -94,15 +93,14 @@ def forecasting_score(
 
 
 def score_activations(
-    task, train_states: np.ndarray, test_states: np.ndarray, peaks: list[np.ndarray], divergence_bound: float,
+    task, train_states: np.ndarray, test_states: np.ndarray, peaks: list[np.ndarray],
     *, washout: int = 0, lag: int = 0, C: float = 1.0, max_iter: int = 1000, alpha: float = 1.0,
 ) -> Score:
-    """The task's score of one reservoir run; diverged also when a tracked peak exceeds the bound."""
+    """The task's score of one reservoir run, with the peak |state| of the rollout if tracked."""
     if task.kind == "classification":
         score = classification_score(train_states, task.train.label, test_states, task.test.label, C=C, max_iter=max_iter)
     else:
         score = forecasting_score(train_states, task.train.u, test_states, task.test.u, washout, lag, alpha=alpha)
     if peaks:
         score.peak = float(np.max([np.max(p) for p in peaks]))
-        score.diverged = score.diverged or not score.peak <= divergence_bound
     return score

@@ -11,13 +11,15 @@ Q(0) = initial_Q().
 
 from __future__ import annotations
 
+from typing import Literal
+
 import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
-Keep = str  # "final" or "all"
+Keep = Literal["final", "all"]
 
 
 def n_substeps(reference_dt: float, sim_dt: float) -> int:

@@ -197,11 +197,10 @@ def benchmark_table(scores: pd.DataFrame, pretrain_seed: int, paper: list[dict])
 
 def benchmark_cells(table: pd.DataFrame) -> pd.DataFrame:
     """One row per (task, ny): metric, the target RON's score and each physical variant's mean."""
-    wide = table.pivot_table(index=["task", "ny"], columns="variant", values="mean", dropna=False, sort=False)
+    value = table["mean"].where(table["variant"] != "ron", table["target"])
+    wide = table.assign(value=value).pivot_table(index=["task", "ny"], columns="variant", values="value",
+                                                 dropna=False, sort=False)
     cells = table[["task", "ny", "metric"]].drop_duplicates().merge(wide.reset_index(), on=["task", "ny"], how="left")
-    target = table[table["variant"] == "ron"][["task", "ny", "target"]].rename(columns={"target": "ron_target"})
-    cells = cells.drop(columns=[c for c in ["ron"] if c in cells]).merge(target, on=["task", "ny"], how="left")
-    cells = cells.rename(columns={"ron_target": "ron"})
     for variant in PHYSICAL_VARIANTS + ["ron"]:
         if variant not in cells:
             cells[variant] = np.nan

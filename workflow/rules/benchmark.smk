@@ -64,7 +64,6 @@ rule readout:
     params:
         washout=lambda wc: task_param(wc.task, "washout", 0),
         lag=lambda wc: task_param(wc.task, "lag", 0),
-        divergence_bound=config["evaluation"]["divergence_bound"],
         **config["readout"],
     log:
         log_path("readout", "{task}_ny{ny}_{variant}"),

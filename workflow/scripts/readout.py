@@ -16,7 +16,7 @@ with h5py.File(snakemake.input.activations, "r") as h5:
         group = h5[f"seed{seed}"]
         peaks = [group[f"{s}/peak"][...] for s in ("train", "test") if "peak" in group[s]]
         score = score_activations(task, group["train/states"][...], group["test/states"][...], peaks,
-                                  p.divergence_bound, washout=p.washout, lag=p.lag, C=p.logistic_C,
+                                  washout=p.washout, lag=p.lag, C=p.logistic_C,
                                   max_iter=p.logistic_max_iter, alpha=p.ridge_alpha)
         if score.diverged:
             log.warning("seed %d diverged (%d non-finite sequences, peak %s)", seed,
