@@ -191,3 +191,24 @@ def test_rollout_past_the_divergence_bound_is_nan(rng):
     finite = np.isfinite(Qs_bounded)
     np.testing.assert_array_equal(Qs_bounded[finite], Qs[finite])  # unchanged until the bound is crossed
     np.testing.assert_array_equal(peak_bounded[peak <= bound], peak[peak <= bound])
+
+
+def test_ensemble_of_seeds_equals_each_reservoir_alone(rng):
+    """The seeds of a variant run stacked in one vmapped program: each member's activations and
+    peaks must be those of its own rollout, for pretrained-style and unoptimized reservoirs."""
+    from physres.physical import init_unoptimized_reservoir
+    from physres.reservoirs import PhysicalEnsemble, activations
+
+    u = rng.uniform(size=(3, 4, 1))
+    for init in (lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified"),
+                 lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, torque_scale=0.01)):
+        members = [init(jax.random.PRNGKey(s)) for s in (3, 4)]
+        ensemble = PhysicalEnsemble([3, 4], members, 2e-3, 1e-3, divergence_bound=1e6)
+        states, peak = activations(ensemble, u, "forecasting", washout=1, chunk_size=2, desc="test")
+        assert states.shape == (2, 3, 3, 6) and peak.shape == (2, 3)
+        for i, member in enumerate(members):
+            Qs, member_peak = physical_rollout(member, u, 2e-3, 1e-3, divergence_bound=1e6)
+            np.testing.assert_allclose(states[i], np.asarray(member.readout_coordinates(Qs))[:, 1:], rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(peak[i], member_peak, rtol=1e-12)
+        final, _ = activations(ensemble, u, "classification", washout=0, chunk_size=2, desc="test")
+        np.testing.assert_allclose(final, states[:, :, -1], rtol=1e-12, atol=1e-15)

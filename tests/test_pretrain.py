@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 import yaml
 
-from physres.physical import init_physical_reservoir
-from physres.pretrain import (Schedule, load_checkpoint, pretrain_multistart, save_checkpoint, stack_models,
-                              unstack_model)
+from physres.physical import init_physical_reservoir, stack_models, unstack_model
+from physres.pretrain import Schedule, load_checkpoint, pretrain_multistart, save_checkpoint
 from physres.pretraining_data import sample_dataset
 from physres.ron import init_ron
 

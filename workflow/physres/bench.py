@@ -67,9 +67,8 @@ def main(argv=None) -> None:
 
 
 def pretraining_benchmark(args) -> None:
-    from physres.physical import init_physical_reservoir
-    from physres.pretrain import (Schedule, epoch_keys, init_state, make_optimizer, make_train_step, stack_models,
-                                  trainable)
+    from physres.physical import init_physical_reservoir, stack_models
+    from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
     from physres.robot import pcs_robot
 
     ranges = init_ranges()

@@ -200,3 +200,16 @@ def init_unoptimized_reservoir(
 def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:
     """The paper's three groups of theta, for gradient checks and freezing."""
     return {"theta_rob": model.robots, "theta_map": model.map, "theta_contr": (model.feedforward, model.feedback)}
+
+
+def stack_models(models: list[eqx.Module]) -> eqx.Module:
+    """S modules of one structure -> one module whose array leaves have a leading axis S."""
+    arrays = [eqx.filter(m, eqx.is_array) for m in models]
+    static = eqx.filter(models[0], eqx.is_array, inverse=True)
+    return eqx.combine(jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *arrays), static)
+
+
+def unstack_model(models: eqx.Module, index: int) -> eqx.Module:
+    """Member ``index`` of a stack made by ``stack_models``."""
+    arrays, static = eqx.partition(models, eqx.is_array)
+    return eqx.combine(jax.tree_util.tree_map(lambda x: x[index], arrays), static)

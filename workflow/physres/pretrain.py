@@ -197,17 +197,6 @@ def pretrain_multistart(
     return state
 
 
-def stack_models(models: list[PhysicalReservoir]) -> PhysicalReservoir:
-    arrays = [eqx.filter(m, eqx.is_array) for m in models]
-    static = eqx.filter(models[0], eqx.is_array, inverse=True)
-    return eqx.combine(jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), *arrays), static)
-
-
-def unstack_model(models: PhysicalReservoir, index: int) -> PhysicalReservoir:
-    arrays, static = eqx.partition(models, eqx.is_array)
-    return eqx.combine(jax.tree_util.tree_map(lambda x: x[index], arrays), static)
-
-
 # --------------------------------------------------------------------------- checkpoints
 
 

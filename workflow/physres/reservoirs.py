@@ -1,9 +1,9 @@
 """Reservoir rollouts behind one interface, so every variant goes through the same rules.
 
-A reservoir maps input sequences u (n_seq, K, n_u) to activations: the final coordinates
-(n_seq, ny) for classification, or the post-washout coordinates (n_seq, K - washout, ny) for
-forecasting. Variants: the digital RON and the physical pretrained, partial (rob_fixed) and
-unoptimized reservoirs.
+A variant's ensemble (one reservoir per seed) maps input sequences u (n_seq, K, n_u) to
+activations: the final coordinates (S, n_seq, ny) for classification, or the post-washout
+coordinates (S, n_seq, K - washout, ny) for forecasting. Variants: the digital RON and the
+physical pretrained, partial (rob_fixed) and unoptimized reservoirs.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Protocol
 
+import equinox as eqx
 import h5py
 import jax
 import jax.numpy as jnp
@@ -18,41 +19,56 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from physres.io import atomic_h5, write_h5_attrs
+from physres.physical import stack_models
 from physres.ron import RON, ron_from_arrays, ron_rollout, ron_to_arrays
-from physres.simulate import physical_rollout
+from physres.simulate import stacked_rollout
 
 
-class Reservoir(Protocol):
-    """Activations and, for physical reservoirs, the peak |state| per sequence (None if untracked)."""
+class Ensemble(Protocol):
+    """The reservoirs of one variant for one (task, ny), one per seed, run on the same inputs.
 
-    def final_states(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]: ...  # (n, ny), (n,)
+    Activations carry a leading seed axis S and the peak |state| per sequence is (S, n), or None
+    where the reservoir does not track it (the digital RON).
+    """
 
-    def all_states(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]: ...  # (n, K, ny), (n,)
+    seeds: list[int]
 
+    def final_states(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]: ...  # (S, n, ny)
 
-class RONReservoir:
-    def __init__(self, ron: RON):
-        self.ron = ron
-
-    def final_states(self, u):
-        return np.asarray(ron_rollout(self.ron, jnp.asarray(u), keep="final")), None
-
-    def all_states(self, u):
-        return np.asarray(ron_rollout(self.ron, jnp.asarray(u), keep="all")), None
+    def all_states(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]: ...  # (S, n, K, ny)
 
 
-class PhysicalReservoirRollout:
-    """A physical reservoir (pretrained, partial or unoptimized) simulated with input samples held
-    for the RON's Delta t; activations are its readout coordinates (y_hat = psi(Q), or Q)."""
+class RONEnsemble:
+    """Digital RONs: each is a few matrix products per step, so they simply run one after another."""
 
-    def __init__(self, reservoir, reference_dt: float, sim_dt: float, divergence_bound: float):
-        self.reservoir, self.reference_dt, self.sim_dt = reservoir, reference_dt, sim_dt
-        self.divergence_bound = divergence_bound
+    def __init__(self, seeds: list[int], rons: list[RON]):
+        self.seeds, self.rons = list(seeds), rons
 
     def _run(self, u, keep):
-        Q, peak = physical_rollout(self.reservoir, jnp.asarray(u), self.reference_dt, self.sim_dt, keep=keep,
-                                   divergence_bound=self.divergence_bound)
-        return np.asarray(self.reservoir.readout_coordinates(Q)), np.asarray(peak)
+        return np.stack([np.asarray(ron_rollout(ron, jnp.asarray(u), keep=keep)) for ron in self.rons]), None
+
+    def final_states(self, u):
+        return self._run(u, "final")
+
+    def all_states(self, u):
+        return self._run(u, "all")
+
+
+class PhysicalEnsemble:
+    """Physical reservoirs (pretrained, partial or unoptimized), stacked over seeds and simulated
+    in one program with input samples held for the RON's Delta t; activations are their readout
+    coordinates (y_hat = psi(Q), or Q)."""
+
+    def __init__(self, seeds: list[int], reservoirs: list, reference_dt: float, sim_dt: float,
+                 divergence_bound: float):
+        self.seeds, self.stacked = list(seeds), stack_models(reservoirs)
+        self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
+
+    def _run(self, u, keep):
+        Q, peak = stacked_rollout(self.stacked, jnp.asarray(u), self.reference_dt, self.sim_dt, keep=keep,
+                                  divergence_bound=self.divergence_bound)
+        y_hat = eqx.filter_vmap(lambda reservoir, Q_s: reservoir.readout_coordinates(Q_s))(self.stacked, Q)
+        return np.asarray(y_hat), np.asarray(peak)
 
     def final_states(self, u):
         return self._run(u, "final")
@@ -76,11 +92,11 @@ def load_ron(path: str | Path) -> RON:
 UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gravity", "coriolis", "minimum_fraction")
 
 
-def load_reservoirs(
+def load_ensemble(
     variant: str, paths: list[str], seeds: list[int], *, architecture: dict | None = None,
     unoptimized: dict | None = None, reference_dt: float | None = None, sim_dt: float | None = None,
     divergence_bound: float = float("inf"),
-) -> list[tuple[int, Reservoir]]:
+) -> Ensemble:
     """The reservoirs of one variant for one (task, ny), one per seed.
 
     ron: the reference RON files (one per seed); pretrained / partial: the full / rob_fixed
@@ -88,29 +104,29 @@ def load_reservoirs(
     ``architecture`` and ``unoptimized`` (the config's scalings).
     """
     if variant == "ron":
-        return [(seed, RONReservoir(load_ron(path))) for seed, path in zip(seeds, paths, strict=True)]
+        return RONEnsemble(seeds, [load_ron(path) for path in paths])
     if variant in ("pretrained", "partial"):
         from physres.pretrain import load_checkpoint
 
+        if len(paths) != len(seeds):
+            raise ValueError(f"{len(paths)} checkpoints for {len(seeds)} seeds")
         models = [load_checkpoint(path)[0] for path in paths]
-        return [(seed, PhysicalReservoirRollout(m, reference_dt, sim_dt, divergence_bound))
-                for seed, m in zip(seeds, models, strict=True)]
+        return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
     if variant == "unoptimized":
         from physres.physical import init_unoptimized_reservoir
 
         kwargs = {k: architecture[k] for k in UNOPTIMIZED_ARCHITECTURE}
-        return [(seed, PhysicalReservoirRollout(
-                    init_unoptimized_reservoir(jax.random.PRNGKey(seed), **kwargs, **unoptimized), reference_dt, sim_dt,
-                    divergence_bound))
-                for seed in seeds]
+        models = [init_unoptimized_reservoir(jax.random.PRNGKey(seed), **kwargs, **unoptimized) for seed in seeds]
+        return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
     raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained")
 
 
 def chunked(fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]], u: np.ndarray, chunk_size: int,
-            desc: str, shrink: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+            desc: str, shrink: bool = True, axis: int = 0) -> tuple[np.ndarray, np.ndarray | None]:
     """Apply ``fn`` to fixed-size chunks of sequences (the last one padded with copies, so the
-    jit-compiled rollout sees one shape only) and concatenate, with a progress bar. With
-    ``shrink`` a chunk never exceeds len(u); without, every call has exactly chunk_size rows."""
+    jit-compiled rollout sees one shape only) and concatenate its outputs along their sequence
+    ``axis``, with a progress bar. With ``shrink`` a chunk never exceeds len(u); without, every
+    call has exactly chunk_size rows."""
     n = len(u)
     chunk_size = max(1, min(chunk_size, n) if shrink else chunk_size)
     states, peaks = [], []
@@ -120,21 +136,23 @@ def chunked(fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]], u:
         if real < chunk_size:
             block = np.concatenate([block, np.repeat(block[-1:], chunk_size - real, axis=0)])
         block_states, block_peak = fn(block)
-        states.append(block_states[:real])
-        peaks.append(None if block_peak is None else block_peak[:real])
-    return np.concatenate(states), (None if peaks[0] is None else np.concatenate(peaks))
+        states.append(np.take(block_states, np.arange(real), axis=axis))
+        peaks.append(None if block_peak is None else np.take(block_peak, np.arange(real), axis=axis))
+    return (np.concatenate(states, axis=axis),
+            None if peaks[0] is None else np.concatenate(peaks, axis=axis))
 
 
-def activations(reservoir: Reservoir, u: np.ndarray, kind: str, washout: int, chunk_size: int,
+def activations(ensemble: Ensemble, u: np.ndarray, kind: str, washout: int, chunk_size: int,
                 desc: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """Readout features of one split (final states, or post-washout states for forecasting) and
-    the peak |state| per sequence where the reservoir tracks it. Every call is padded to
-    chunk_size sequences, so the train and test splits share one compiled rollout."""
+    """Readout features of every seed on u (n, K, n_u): final states (S, n, ny), or post-washout
+    states (S, n, K - washout, ny) for forecasting; and the peak |state| (S, n) where the
+    reservoirs track it. Every call is padded to chunk_size sequences, so one compiled rollout
+    serves all calls of a job."""
     if kind == "classification":
-        return chunked(reservoir.final_states, u, chunk_size, desc, shrink=False)
+        return chunked(ensemble.final_states, u, chunk_size, desc, shrink=False, axis=1)
 
     def post_washout(block):
-        states, peak = reservoir.all_states(block)
-        return states[:, washout:], peak
+        states, peak = ensemble.all_states(block)
+        return states[:, :, washout:], peak
 
-    return chunked(post_washout, u, chunk_size, desc, shrink=False)
+    return chunked(post_washout, u, chunk_size, desc, shrink=False, axis=1)

@@ -56,8 +56,8 @@ def _peak(state):
     return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf))
 
 
-@eqx.filter_jit
 def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
+    """Q (batch, time, ny) or (batch, ny) and the peak (batch,) of one reservoir (unjitted core)."""
     dynamics = reservoir.robots.build()  # constant over the rollout: build once, not per substep
     Q0 = reservoir.initial_Q()
     u = u.astype(Q0.dtype)
@@ -79,6 +79,20 @@ def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
     return jax.vmap(one_sequence)(u)
 
 
+_single_rollout = eqx.filter_jit(_rollout)
+# one program for a whole stack of reservoirs (leading axis S on every array leaf): the seeds of a
+# variant advance together, so short sequential rollouts (one forecasting series) fill the vector units
+_stacked_rollout = eqx.filter_jit(eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None)))
+
+
+def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound):
+    if keep not in ("final", "all"):
+        raise ValueError(f"keep must be 'final' or 'all', got {keep!r}")
+    steps = n_substeps(reference_dt, sim_dt)
+    return (jnp.asarray(u), jnp.asarray(reference_dt), jnp.asarray(steps), keep,
+            jnp.asarray(divergence_bound, dtype=float))
+
+
 def physical_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
                      keep: Keep = "all", divergence_bound: float = float("inf")):
     """Q after each input sample, (batch, time, ny) for keep="all" or (batch, ny) for
@@ -87,11 +101,15 @@ def physical_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: 
     Once a sequence's peak exceeds ``divergence_bound`` (checked after each input sample) its
     states are NaN from there on: a diverged run has no activations to score.
     """
-    if keep not in ("final", "all"):
-        raise ValueError(f"keep must be 'final' or 'all', got {keep!r}")
-    steps = n_substeps(reference_dt, sim_dt)
-    return _rollout(reservoir, jnp.asarray(u), jnp.asarray(reference_dt), jnp.asarray(steps), keep,
-                    jnp.asarray(divergence_bound, dtype=float))
+    return _single_rollout(reservoir, *_checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound))
+
+
+def stacked_rollout(reservoirs, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
+                    keep: Keep = "all", divergence_bound: float = float("inf")):
+    """``physical_rollout`` of S reservoirs stacked along a leading axis (see
+    ``physres.pretrain.stack_models``) on the same inputs, in one compiled program: Q of shape
+    (S, batch, time, ny) or (S, batch, ny) and the peak (S, batch)."""
+    return _stacked_rollout(reservoirs, *_checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound))
 
 
 def mapped_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,

@@ -6,9 +6,8 @@ import jax
 import numpy as np
 
 from physres.jobs import start_job
-from physres.physical import init_physical_reservoir
-from physres.pretrain import (Schedule, acceleration_rmse, library_versions, pretrain_multistart,
-                              save_checkpoint, stack_models, unstack_model)
+from physres.physical import init_physical_reservoir, stack_models, unstack_model
+from physres.pretrain import Schedule, acceleration_rmse, library_versions, pretrain_multistart, save_checkpoint
 from physres.pretraining_data import read_dataset
 
 log = start_job(snakemake)
