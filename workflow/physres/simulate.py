@@ -112,14 +112,6 @@ def stacked_rollout(reservoirs, u: Float[Array, "batch time nu"], reference_dt: 
     return _stacked_rollout(reservoirs, *_checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound))
 
 
-def mapped_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
-                   divergence_bound: float = float("inf")):
-    """Q(k), the activations y_hat(k) = readout_coordinates(Q(k)) (each (batch, time, ny)), and
-    the peak per sequence."""
-    Qs, peak = physical_rollout(reservoir, u, reference_dt, sim_dt, keep="all", divergence_bound=divergence_bound)
-    return Qs, reservoir.readout_coordinates(Qs), peak
-
-
 def diverged(peak, bound: float) -> bool:
     """A rollout diverged if a state became non-finite or left |x| <= bound (peak from the rollout)."""
     return bool(jnp.any(~(jnp.asarray(peak) <= bound)))

@@ -7,9 +7,9 @@ from physres.io import atomic_h5, write_json
 from physres.jobs import start_job
 from physres.pretrain import acceleration_rmse, load_checkpoint
 from physres.pretraining_data import read_dataset
-from physres.reservoirs import load_ron
+from physres.reservoirs import PhysicalEnsemble, load_ron
 from physres.ron import ron_rollout
-from physres.simulate import diverged, mapped_rollout, trajectory_nrmse
+from physres.simulate import diverged, trajectory_nrmse
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
@@ -18,24 +18,22 @@ test = {k: jnp.asarray(v) for k, v in read_dataset(snakemake.input.dataset)["tes
 u = read_task(snakemake.input.data).test.u[: p.n_sequences, : p.max_steps]
 y_ref = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))  # (n_seq, K, ny)
 
-results, y_hats = [], []
-for path in snakemake.input.models:
-    model, sidecar = load_checkpoint(path)
-    Q, y_hat, peak = mapped_rollout(model, jnp.asarray(u), ron.dt, p.sim_dt, p.divergence_bound)
-    y_hat = np.asarray(y_hat)
+models, seeds = zip(*((model, sidecar["seed"]) for model, sidecar in map(load_checkpoint, snakemake.input.models)))
+# all starts in one vmapped rollout; their activations are y_hat = psi(Q)
+y_hats, peaks = PhysicalEnsemble(seeds, models, ron.dt, p.sim_dt, p.divergence_bound).all_states(u)
+results = []
+for model, seed, y_hat, peak in zip(models, seeds, y_hats, peaks):
     is_diverged = diverged(peak, p.divergence_bound)
     nrmse = None if is_diverged else trajectory_nrmse(y_ref, y_hat)
     rmse = float(acceleration_rmse(model, test))
-    log.info("seed %d: test RMSE %.4g, trajectory NRMSE %s%s", sidecar["seed"], rmse, nrmse,
-             " (diverged)" if is_diverged else "")
-    results.append({"seed": sidecar["seed"], "test_rmse": rmse if np.isfinite(rmse) else None,
+    log.info("seed %d: test RMSE %.4g, trajectory NRMSE %s%s", seed, rmse, nrmse, " (diverged)" if is_diverged else "")
+    results.append({"seed": seed, "test_rmse": rmse if np.isfinite(rmse) else None,
                     "trajectory_nrmse": nrmse, "diverged": is_diverged})
-    y_hats.append(y_hat)
 
 write_json(snakemake.output.json, {"task": wc.task, "ny": int(wc.ny), "mode": wc.mode,
                                    "n_steps": int(u.shape[1]), "seeds": results})
 with atomic_h5(snakemake.output.trajectories) as h5:
     h5.create_dataset("y_ref", data=y_ref)
-    h5.create_dataset("y_hat", data=np.stack(y_hats))  # (seeds, n_seq, K, ny)
+    h5.create_dataset("y_hat", data=y_hats)  # (seeds, n_seq, K, ny)
     h5.create_dataset("seeds", data=[r["seed"] for r in results])
     h5.attrs["dt"] = ron.dt
