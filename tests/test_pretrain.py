@@ -90,3 +90,19 @@ def test_checkpoint_roundtrip(full_run, tmp_path):
 def test_unknown_mode_is_refused(problem):
     with pytest.raises(ValueError, match="allowed: full, rob_fixed"):
         run(problem, "robots_only")
+
+
+def test_training_state_keeps_its_types_across_epochs(problem, full_run):
+    """Every leaf of the state after training has the shape, dtype and weak type it started with:
+    any difference makes the jitted epoch retrace and recompile on its second call (a weakly typed
+    s_raw cost each pretraining job ~20 s)."""
+    from physres.pretrain import init_state, make_optimizer, trainable
+
+    models, data = problem
+    spec = trainable(models)
+    start = init_state(models, make_optimizer(SCHEDULE, 7), spec, SCHEDULE.epochs)
+
+    def types(state):
+        return [(x.shape, x.dtype, x.aval.weak_type) for x in jax.tree_util.tree_leaves(eqx.filter(state, eqx.is_array))]
+
+    assert types(full_run) == types(start)

@@ -67,7 +67,9 @@ def init_map(key: jax.Array, ny: int, sigma: float, s_min: float) -> AffineMap:
     """c = 0, Sigma = sigma I, random orthogonal U and V (paper, supplementary E)."""
     k_u, k_v = jax.random.split(key)
     zeros = jnp.zeros((ny, ny))
-    s_raw = jnp.full(ny, float(softplus_inverse(sigma - s_min)))
+    # dtype given: a weakly typed leaf would turn strong after the first update and make the
+    # second training step retrace and recompile (~20 s per job)
+    s_raw = jnp.full(ny, float(softplus_inverse(sigma - s_min)), dtype=zeros.dtype)
     return AffineMap(random_orthogonal(k_u, ny), random_orthogonal(k_v, ny), zeros, zeros, s_raw, jnp.zeros(ny), s_min)
 
 

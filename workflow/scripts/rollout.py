@@ -14,8 +14,7 @@ ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, 
                          divergence_bound=p.divergence_bound)
 splits = {"train": task.train.u, "test": task.test.u}
 if task.train.u.shape[1:] == task.test.u.shape[1:]:
-    # both splits in one pass: a forecasting series is one sequence per split, and a batch of two
-    # costs the sequential time loop no more than a batch of one
+    # both splits in one pass: one traced and compiled rollout, one call for all seeds
     n_train, u = len(task.train.u), np.concatenate([task.train.u, task.test.u])
     states, peak = activations(ensemble, u, task.kind, p.washout, min(p.chunk_size, len(u)),
                                desc=f"{wc.variant} train+test")
