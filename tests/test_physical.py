@@ -212,3 +212,13 @@ def test_ensemble_of_seeds_equals_each_reservoir_alone(rng):
             np.testing.assert_allclose(peak[i], member_peak, rtol=1e-12)
         final, _ = activations(ensemble, u, "classification", washout=0, chunk_size=2, desc="test")
         np.testing.assert_allclose(final, states[:, :, -1], rtol=1e-12, atol=1e-15)
+
+
+def test_ensemble_needs_one_file_per_seed():
+    from physres.reservoirs import load_ensemble
+
+    for variant in ("ron", "pretrained"):
+        with pytest.raises(ValueError, match=f"{variant}: 1 reservoir files for 2 seeds"):
+            load_ensemble(variant, ["only_one.h5"], [0, 1])
+    with pytest.raises(ValueError, match="allowed: ron, unoptimized, partial, pretrained"):
+        load_ensemble("digital", [], [0])

@@ -103,13 +103,13 @@ def load_ensemble(
     checkpoints (one per start); unoptimized: no files, robots and encoding drawn per seed from
     ``architecture`` and ``unoptimized`` (the config's scalings).
     """
+    if variant in ("ron", "pretrained", "partial") and len(paths) != len(seeds):
+        raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
     if variant == "ron":
         return RONEnsemble(seeds, [load_ron(path) for path in paths])
     if variant in ("pretrained", "partial"):
         from physres.pretrain import load_checkpoint
 
-        if len(paths) != len(seeds):
-            raise ValueError(f"{len(paths)} checkpoints for {len(seeds)} seeds")
         models = [load_checkpoint(path)[0] for path in paths]
         return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
     if variant == "unoptimized":
