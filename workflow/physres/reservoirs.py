@@ -45,7 +45,8 @@ class RONEnsemble:
         self.seeds, self.rons = list(seeds), rons
 
     def _run(self, u, keep):
-        return np.stack([np.asarray(ron_rollout(ron, jnp.asarray(u), keep=keep)) for ron in self.rons]), None
+        u = jnp.asarray(u)  # one transfer for all seeds
+        return np.stack([np.asarray(ron_rollout(ron, u, keep=keep)) for ron in self.rons]), None
 
     def final_states(self, u):
         return self._run(u, "final")

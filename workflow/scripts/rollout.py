@@ -18,8 +18,8 @@ if task.train.u.shape[1:] == task.test.u.shape[1:]:
     n_train, u = len(task.train.u), np.concatenate([task.train.u, task.test.u])
     states, peak = activations(ensemble, u, task.kind, p.washout, min(p.chunk_size, len(u)),
                                desc=f"{wc.variant} train+test")
-    per_split = {"train": (states[:, :n_train], None if peak is None else peak[:, :n_train]),
-                 "test": (states[:, n_train:], None if peak is None else peak[:, n_train:])}
+    rows = {"train": slice(None, n_train), "test": slice(n_train, None)}
+    per_split = {split: (states[:, r], None if peak is None else peak[:, r]) for split, r in rows.items()}
 else:  # one chunk size for both splits: one traced and compiled rollout per job
     chunk_size = min(p.chunk_size, max(len(u) for u in splits.values()))
     per_split = {split: activations(ensemble, u, task.kind, p.washout, chunk_size, desc=f"{wc.variant} {split}")
