@@ -59,6 +59,13 @@ def test_layout_that_does_not_realise_ny():
     assert "robot.layouts[0]" in message and "3 * n_robots * n_pcs = 9" in message
 
 
+def test_simulation_step_must_divide_every_ron_step():
+    # 0.004 divides 0.02 (ADIAC) but not 0.006 (sMNIST ny 6)
+    message = broken(lambda c: c["simulation"].update(dt=0.004))
+    assert "simulation.dt: 0.004 does not divide the RON step dt = 0.006" in message
+    assert "(smnist, ny = 6)" in message and "adiac" not in message
+
+
 def test_negative_size():
     assert "data.smnist.n_train: -3 is less than the minimum of 1" in broken(
         lambda c: c["data"]["smnist"].update(n_train=-3))

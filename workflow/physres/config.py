@@ -62,6 +62,13 @@ def semantic_errors(config: dict) -> list[str]:
         for ny in config["dimensions"]:
             if (task, ny) not in known:
                 lines.append(f"reference.configs: no RON configuration for task {task!r}, ny = {ny}")
+    sim_dt = config["simulation"]["dt"]
+    for i, entry in enumerate(config["reference"]["configs"]):
+        used = entry["task"] in config["tasks"] and entry["ny"] in config["dimensions"]
+        # each input sample is held for the RON's dt: a whole number of Euler steps
+        if used and abs(entry["dt"] / sim_dt - round(entry["dt"] / sim_dt)) > 1e-9 * entry["dt"] / sim_dt:
+            lines.append(f"simulation.dt: {sim_dt} does not divide the RON step dt = {entry['dt']} of "
+                         f"reference.configs[{i}] ({entry['task']}, ny = {entry['ny']})")
     if config["reference"]["pretrain_seed"] not in config["reference"]["seeds"]:
         lines.append(
             f"reference.pretrain_seed: {config['reference']['pretrain_seed']} is not one of "
