@@ -2,6 +2,7 @@
 
     python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2                 # pretraining
     python -m physres.bench --part rollout --ny 15 --n-robots 5 --n-pcs 1  # PRC rollouts
+    python -m physres.bench --part step --ny 6 --substeps 60 --inputs 784  # coarser Euler step
 
 1. forward-dynamics throughput of the physical reservoir (no Coriolis, as pretrained) against
    soromox's own ``forward_dynamics`` on the same batch of states;
@@ -12,6 +13,10 @@
    (robots built once per rollout, T_ff once per input step) against a naive per-substep loop
    that rebuilds the robots and recomputes T_ff at every substep, and the projected time of the
    paper's sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
+5. (--part step) what a coarser explicit-Euler step (--coarse-dt, e.g. quick.yaml's 0.5 ms) costs
+   in accuracy and gains in speed against the paper's 0.1 ms, on the unoptimized reservoirs of
+   the benchmark (robots drawn per seed as the pretraining starts draw them): per seed the
+   largest |Q difference| over the run relative to the largest |Q|, and which runs diverge.
 """
 
 from __future__ import annotations
@@ -53,10 +58,12 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--controller", default="full", choices=["full", "simplified"])
     parser.add_argument("--float32", action="store_true")
-    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "all"])
+    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "step", "all"])
     parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
     parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
     parser.add_argument("--substeps", type=int, default=100, help="Euler substeps per input step (RON dt / 0.1 ms)")
+    parser.add_argument("--coarse-dt", type=float, default=5e-4, help="the Euler step compared with 0.1 ms (--part step)")
+    parser.add_argument("--seeds", type=int, default=4, help="unoptimized reservoirs compared (--part step)")
     args = parser.parse_args(argv)
     jax.config.update("jax_enable_x64", not args.float32)
     print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}")
@@ -64,6 +71,8 @@ def main(argv=None) -> None:
         pretraining_benchmark(args)
     if args.part in ("rollout", "all"):
         rollout_benchmark(args)
+    if args.part in ("step", "all"):
+        euler_step_benchmark(args)
 
 
 def pretraining_benchmark(args) -> None:
@@ -178,6 +187,39 @@ def rollout_benchmark(args) -> None:
     smnist = 35000 * 784 * 100
     print(f"  projected sMNIST ny=15 rollout (35000 x 784 x 100): {smnist / (work / t_ours) / 60:.1f} min "
           f"at this rate (target: 2 min on one H100)")
+
+
+def euler_step_benchmark(args) -> None:
+    from physres.physical import init_unoptimized_reservoir
+    from physres.simulate import physical_rollout
+
+    config = yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())
+    robot = config["robot"]
+    fine_dt = 1e-4
+    reference_dt = args.substeps * fine_dt
+    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
+    print(f"Euler step {args.coarse_dt:g} s against {fine_dt:g} s, unoptimized ny={args.ny} ({args.n_robots} x "
+          f"{args.n_pcs} segments), {args.sequences} sequences x {args.inputs} inputs of {reference_dt:g} s:")
+    for seed in range(args.seeds):
+        model = init_unoptimized_reservoir(
+            jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
+            gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
+            **config["benchmark"]["unoptimized"])
+        bound = config["evaluation"]["divergence_bound"]
+        runs = {}
+        for dt in (fine_dt, args.coarse_dt):
+            run = lambda: physical_rollout(model, u, reference_dt, dt, keep="all", divergence_bound=bound)  # noqa: E731
+            runs[dt] = (best_time(lambda: run()[0].block_until_ready(), 1), np.asarray(run()[0]))
+        (t_fine, fine), (t_coarse, coarse) = runs[fine_dt], runs[args.coarse_dt]
+        bounded = np.isfinite(fine).all(axis=(1, 2)) & np.isfinite(coarse).all(axis=(1, 2))
+        if bounded.any():
+            difference = np.max(np.abs(coarse[bounded] - fine[bounded])) / np.max(np.abs(fine[bounded]))
+            text = f"max |Q difference| / max |Q| {difference:.1e}"
+        else:
+            text = "no sequence bounded at both steps"
+        print(f"  seed {seed}: {text}; diverged sequences {int((~np.isfinite(fine).all(axis=(1, 2))).sum())} at "
+              f"{fine_dt:g} s, {int((~np.isfinite(coarse).all(axis=(1, 2))).sum())} at {args.coarse_dt:g} s; "
+              f"speed-up {t_fine / t_coarse:.1f}x")
 
 
 if __name__ == "__main__":
