@@ -37,3 +37,19 @@ def test_ron_reference_table_files(tmp_path):
     md = (tmp_path / "ron_reference.md").read_text()
     assert "65.00 ± 7.07" in md and "0.600 ± 0.100 (*)" in md
     assert "$0.600_{0.100}^{*}$" in (tmp_path / "ron_reference.tex").read_text()
+
+
+def test_trajectory_figure_draws_the_first_start_that_did_not_diverge(tmp_path):
+    from physres.figures import first_bounded_start, save_figure, trajectory_figure
+
+    y_hat = np.zeros((3, 5, 6))
+    y_hat[0, 2:] = np.nan  # start 0 diverged after two steps
+    assert first_bounded_start(y_hat) == 1
+    y_hat[1:, -1, 0] = np.inf
+    assert first_bounded_start(y_hat) is None
+    fig = trajectory_figure({"full": (np.zeros((5, 6)), np.ones((5, 6))), "rob_fixed": (np.zeros((5, 6)), None)}, 0.1)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts == ["every start diverged"]
+    assert [len(ax.lines) for ax in fig.axes] == [4, 2]  # y_hat and y for y1, y3; only y where all diverged
+    save_figure(fig, tmp_path / "f.pdf", tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 0

@@ -23,11 +23,17 @@ def save_figure(fig, pdf: str | Path, png: str | Path) -> None:
     plt.close(fig)
 
 
-def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray]], dt: float, components=(0, 2),
+def first_bounded_start(y_hat: np.ndarray) -> int | None:
+    """Index of the first start whose rollout stayed finite, y_hat (starts, K, ny); None if all diverged."""
+    finite = np.isfinite(y_hat.reshape(len(y_hat), -1)).all(axis=1)
+    return int(np.argmax(finite)) if finite.any() else None
+
+
+def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray | None]], dt: float, components=(0, 2),
                       title: str = ""):
     """The paper's Fig. 3: y_hat (solid) against the RON's y (dashed) for some components.
 
-    panels: {label: (y_ref (K, ny), y_hat (K, ny))}
+    panels: {label: (y_ref (K, ny), y_hat (K, ny) or None where every start diverged)}
     """
     # separate y axes: a rob_fixed rollout can be orders of magnitude off and would flatten the other panel
     fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 2.4), squeeze=False)
@@ -35,8 +41,11 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray]], dt: floa
     for ax, (label, (y_ref, y_hat)) in zip(axes[0], panels.items()):
         t = dt * np.arange(1, len(y_ref) + 1)
         for color, i in zip(colors, components):
-            ax.plot(t, y_hat[:, i], color=color, lw=1.2, label=rf"$\hat y_{{{i + 1}}}$")
+            if y_hat is not None:
+                ax.plot(t, y_hat[:, i], color=color, lw=1.2, label=rf"$\hat y_{{{i + 1}}}$")
             ax.plot(t, y_ref[:, i], color=color, lw=1.2, ls="--", label=rf"$y_{{{i + 1}}}$")
+        if y_hat is None:
+            ax.text(0.5, 0.5, "every start diverged", transform=ax.transAxes, ha="center", va="center")
         ax.set_title(label)
         ax.set_xlabel("time")
     axes[0][0].set_ylabel("reservoir coordinate")

@@ -1,7 +1,7 @@
 """The paper's Fig. 3: y1 and y3 of the mapped physical rollout against the RON, per mode."""
 import h5py
 
-from physres.figures import save_figure, trajectory_figure
+from physres.figures import first_bounded_start, save_figure, trajectory_figure
 from physres.io import setup_logging
 
 log = setup_logging(snakemake.log[0])
@@ -9,6 +9,11 @@ labels = {"rob_fixed": r"$\theta_\mathrm{rob}$ fixed", "full": "full pretraining
 panels = {}
 for mode, path in zip(snakemake.params.modes, snakemake.input.trajectories):
     with h5py.File(path) as h5:
-        panels[labels[mode]] = (h5["y_ref"][0], h5["y_hat"][0, 0])  # first sequence, first start
+        y_hat = h5["y_hat"][:, 0]  # first test sequence: (starts, K, ny)
+        start = first_bounded_start(y_hat)  # a diverged start has nothing to draw
+        seeds = h5["seeds"][...]
+        label = labels[mode] if start is None else f"{labels[mode]} (start {seeds[start]})"
+        log.info("%s: %s", mode, "every start diverged" if start is None else f"drawing start {seeds[start]}")
+        panels[label] = (h5["y_ref"][0], None if start is None else y_hat[start])
         dt = float(h5.attrs["dt"])
 save_figure(trajectory_figure(panels, dt, title=snakemake.params.title), snakemake.output.pdf, snakemake.output.png)
