@@ -2,7 +2,7 @@
 
     python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2                 # pretraining
     python -m physres.bench --part rollout --ny 15 --n-robots 5 --n-pcs 1  # PRC rollouts
-    python -m physres.bench --part step --ny 6 --substeps 60 --inputs 784  # coarser Euler step
+    python -m physres.bench --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
 
 1. forward-dynamics throughput of the physical reservoir (no Coriolis, as pretrained) against
    soromox's own ``forward_dynamics`` on the same batch of states;
@@ -194,7 +194,7 @@ def euler_step_benchmark(args) -> None:
     from physres.simulate import physical_rollout
 
     config = yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())
-    robot = config["robot"]
+    robot, bound = config["robot"], config["evaluation"]["divergence_bound"]
     fine_dt = 1e-4
     reference_dt = args.substeps * fine_dt
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
@@ -205,7 +205,6 @@ def euler_step_benchmark(args) -> None:
             jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
             gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
             **config["benchmark"]["unoptimized"])
-        bound = config["evaluation"]["divergence_bound"]
         runs = {}
         for dt in (fine_dt, args.coarse_dt):
             run = lambda: physical_rollout(model, u, reference_dt, dt, keep="all", divergence_bound=bound)  # noqa: E731
