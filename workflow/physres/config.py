@@ -16,6 +16,12 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names the key and what is allowed."""
 
 
+def whole_substeps(reference_dt: float, sim_dt: float) -> int | None:
+    """Euler steps of sim_dt per input sample held for reference_dt, or None unless sim_dt divides it."""
+    steps = round(reference_dt / sim_dt)
+    return steps if steps >= 1 and abs(steps * sim_dt - reference_dt) <= 1e-9 * reference_dt else None
+
+
 def _key_path(path) -> str:
     out = ""
     for part in path:
@@ -66,7 +72,7 @@ def semantic_errors(config: dict) -> list[str]:
     for i, entry in enumerate(config["reference"]["configs"]):
         used = entry["task"] in config["tasks"] and entry["ny"] in config["dimensions"]
         # each input sample is held for the RON's dt: a whole number of Euler steps
-        if used and abs(entry["dt"] / sim_dt - round(entry["dt"] / sim_dt)) > 1e-9 * entry["dt"] / sim_dt:
+        if used and whole_substeps(entry["dt"], sim_dt) is None:
             lines.append(f"simulation.dt: {sim_dt} does not divide the RON step dt = {entry['dt']} of "
                          f"reference.configs[{i}] ({entry['task']}, ny = {entry['ny']})")
     if config["reference"]["pretrain_seed"] not in config["reference"]["seeds"]:

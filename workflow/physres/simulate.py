@@ -19,12 +19,14 @@ import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float
 
+from physres.config import whole_substeps
+
 Keep = Literal["final", "all"]
 
 
 def n_substeps(reference_dt: float, sim_dt: float) -> int:
-    steps = round(reference_dt / sim_dt)
-    if steps < 1 or abs(steps * sim_dt - reference_dt) > 1e-9 * reference_dt:
+    steps = whole_substeps(reference_dt, sim_dt)
+    if steps is None:
         raise ValueError(f"the RON step {reference_dt} is not a whole number of simulation steps {sim_dt}")
     return steps
 
