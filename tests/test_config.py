@@ -66,6 +66,10 @@ def test_simulation_step_must_divide_every_ron_step():
     assert "(smnist, ny = 6)" in message and "adiac" not in message
 
 
+def test_too_few_gauss_points():
+    assert "robot.gauss_points: 2 is less than the minimum of 3" in broken(lambda c: c["robot"].update(gauss_points=2))
+
+
 def test_negative_size():
     assert "data.smnist.n_train: -3 is less than the minimum of 1" in broken(
         lambda c: c["data"]["smnist"].update(n_train=-3))

@@ -51,6 +51,30 @@ def test_no_coriolis_equals_soromox_at_zero_velocity(rng):
     np.testing.assert_allclose(B @ diff, Cqd, rtol=1e-8, atol=1e-10 * float(jnp.max(jnp.abs(Cqd))))
 
 
+def test_three_gauss_points_match_soromox_default_within_bound(rng):
+    """robot.gauss_points reaches soromox: for bends |kappa L| <= 1 rad per segment, B(q) with 3
+    nodes stays within 1e-5 (relative) of soromox's default 5, and with 2 nodes it does not."""
+    theta = sample_robots(jax.random.PRNGKey(4), 1, 2, RANGES).theta()[0]
+    bend = rng.uniform(-1.0, 1.0, size=(64, 2)) / np.asarray(theta[:, 0])  # kappa with |kappa L| <= 1
+    q = np.tile([0.0, 0.2, 0.2], 2) * rng.uniform(-1.0, 1.0, size=(64, 6))
+    q[:, 0::3] = bend
+
+    def inertia(gauss_points):
+        robot = pcs_robot(theta, jnp.zeros(2), gauss_points)
+        return jax.jit(jax.vmap(lambda x: robot.dynamics_terms(x, jnp.zeros(6))[0]))(jnp.asarray(q))
+
+    default = inertia(5)
+    error = lambda n: float(jnp.max(jnp.abs(inertia(n) - default)) / jnp.max(jnp.abs(default)))  # noqa: E731
+    assert error(3) < 1e-5  # measured 2.2e-6
+    assert error(2) > 1e-4  # measured 9.4e-4
+
+
+def test_gauss_points_travel_with_the_reservoir():
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
+    assert model.robots.gauss_points == 3
+    assert model.robots.build().robots.num_gauss_points == 3
+
+
 def test_stacked_robots_are_independent(rng):
     robots = sample_robots(jax.random.PRNGKey(3), 3, 1, RANGES)
     Q, Qd, T = random_state(rng, 9)

@@ -82,7 +82,7 @@ def test_checkpoint_roundtrip(full_run, tmp_path):
     model = unstack_model(full_run.best_model, 1)
     save_checkpoint(tmp_path / "seed1.eqx", model, {"architecture": ARCH, "seed": 1})
     loaded, sidecar = load_checkpoint(tmp_path / "seed1.eqx")
-    assert sidecar["seed"] == 1
+    assert sidecar["seed"] == 1 and loaded.robots.gauss_points == model.robots.gauss_points
     y = jnp.full(6, 0.1)
     np.testing.assert_array_equal(loaded.mapped_acceleration(y, y, jnp.ones(1)), model.mapped_acceleration(y, y, jnp.ones(1)))
 

@@ -3,12 +3,14 @@
     python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2                 # pretraining
     python -m physres.bench --part rollout --ny 15 --n-robots 5 --n-pcs 1  # PRC rollouts
     python -m physres.bench --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
+    python -m physres.bench --part quadrature                              # Gauss points of B(q)
 
 1. forward-dynamics throughput of the physical reservoir (no Coriolis, as pretrained) against
    soromox's own ``forward_dynamics`` on the same batch of states;
 2. pretraining throughput: samples x epochs per second per start, with all starts vmapped;
 3. the projected wall time of one paper-scale run (1500 epochs, m = 1e5 split 70 %, 4 starts)
-   beside the paper's 50-90 minutes on an RTX 3090;
+   beside the paper's 50-90 minutes on an RTX 3090, and the floor that soromox's dynamics set:
+   the same run's robot accelerations and their gradient alone (no map, controllers or Adam);
 4. (--part rollout) rollout throughput, substeps x sequences per second, of physres's rollout
    (robots built once per rollout, T_ff once per input step) against a naive per-substep loop
    that rebuilds the robots and recomputes T_ff at every substep, and the projected time of the
@@ -62,21 +64,28 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--controller", default="full", choices=["full", "simplified"])
     parser.add_argument("--float32", action="store_true")
-    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "step", "all"])
+    parser.add_argument("--gauss-points", type=int, default=None,
+                        help="Gauss points per segment for B(q) (default: config.yaml's robot.gauss_points)")
+    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "all"])
     parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
     parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
     parser.add_argument("--substeps", type=int, default=100, help="Euler substeps per input step (RON dt / 0.1 ms)")
     parser.add_argument("--coarse-dt", type=float, default=5e-4, help="the Euler step compared with 0.1 ms (--part step)")
     parser.add_argument("--seeds", type=int, default=4, help="unoptimized reservoirs compared (--part step)")
     args = parser.parse_args(argv)
+    if args.gauss_points is None:
+        args.gauss_points = paper_config()["robot"]["gauss_points"]
     jax.config.update("jax_enable_x64", not args.float32)
-    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}")
+    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}, "
+          f"{args.gauss_points} Gauss points per segment")
     if args.part in ("pretrain", "all"):
         pretraining_benchmark(args)
     if args.part in ("rollout", "all"):
         rollout_benchmark(args)
     if args.part in ("step", "all"):
         euler_step_benchmark(args)
+    if args.part in ("quadrature", "all"):
+        quadrature_benchmark(args)
 
 
 def pretraining_benchmark(args) -> None:
@@ -89,7 +98,7 @@ def pretraining_benchmark(args) -> None:
 
     # 1. forward dynamics, same states, same robots
     model = init_physical_reservoir(jax.random.PRNGKey(0), ny, 1, args.n_robots, args.n_pcs, ranges,
-                                    controller=args.controller)
+                                    controller=args.controller, gauss_points=args.gauss_points)
     Q = jnp.asarray(rng.normal(size=(args.states, ny)) * 0.1)
     Qd = jnp.asarray(rng.normal(size=(args.states, ny)))
     T = jnp.asarray(rng.normal(size=(args.states, ny)) * 1e-4)
@@ -99,7 +108,7 @@ def pretraining_benchmark(args) -> None:
 
     def soromox_forward(Q, Qd, T):
         def one_robot(theta_i, q, qd, tau):
-            return pcs_robot(theta_i, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[n:]
+            return pcs_robot(theta_i, gravity, args.gauss_points).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[n:]
 
         split = lambda x: x.reshape(args.n_robots, n)  # noqa: E731
         return jax.vmap(one_robot)(theta, split(Q), split(Qd), split(T)).reshape(-1)
@@ -118,7 +127,8 @@ def pretraining_benchmark(args) -> None:
                           "u": rng.uniform(size=(size, 1)), "yddot": rng.normal(size=(size, ny))}
     data = {"train": split(m), "val": split(max(1, m // 7))}
     models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), ny, 1, args.n_robots, args.n_pcs, ranges,
-                                                   controller=args.controller) for s in range(args.starts)])
+                                                   controller=args.controller, gauss_points=args.gauss_points)
+                           for s in range(args.starts)])
 
     schedule = Schedule(1 + args.epochs, 1, 1e-3, 1e-6, args.batch_size, 1.0)
     spec = trainable(models)
@@ -149,84 +159,60 @@ def pretraining_benchmark(args) -> None:
     paper = 1500 * 70000 / rate
     print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
           f"{paper / 60:.1f} min (paper: 50-90 min on an RTX 3090)")
+    floor = dynamics_gradient_time(models.robots, rng, args) * (70000 // args.batch_size) * 1500
+    print(f"  of which soromox's dynamics and their gradient alone: {floor / 60:.1f} min ({100 * floor / paper:.0f} %)")
 
 
-def rollout_benchmark(args) -> None:
+def dynamics_gradient_time(robots, rng, args) -> float:
+    """Seconds per minibatch step of the robot accelerations and their gradient with respect to
+    theta_rob alone: the part of a pretraining step that is soromox's dynamics. The steps of an
+    epoch run in one lax.scan, as in pretraining (XLA on CPU runs a step ~1.5x slower alone)."""
     import equinox as eqx
 
-    from physres.physical import init_physical_reservoir
-    from physres.simulate import physical_rollout
+    steps = args.samples // args.batch_size
+    Q = jnp.asarray(rng.normal(size=(steps, args.starts, args.batch_size, args.ny)) * 0.01)
+    Qd, T = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * scale) for scale in (1.0, 1e-4))
 
-    model = init_physical_reservoir(jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(),
-                                    controller=args.controller)
-    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
-    sim_dt = 1e-4
-    reference_dt = args.substeps * sim_dt
+    def total(robots, Q):
+        per_start = lambda r, q, qd, t: jax.vmap(r.acceleration)(q, qd, t)  # noqa: E731
+        return jnp.sum(jax.vmap(per_start)(robots, Q, Qd, T) ** 2)
 
     @eqx.filter_jit
-    def naive(model, u):
-        """Every substep rebuilds the robots from theta_rob and recomputes T_ff(u_k)."""
-        def one_sequence(u_seq):
-            def substep(state, u_k):
-                Q, Qdot = state
-                Qddot = model.robots.acceleration(Q, Qdot, model.actuation(Q, Qdot, u_k))
-                return (Q + sim_dt * Qdot, Qdot + sim_dt * Qddot), None
+    def epoch(robots, Q):
+        def step(carry, Q_step):
+            value, grads = eqx.filter_value_and_grad(total)(robots, Q_step)
+            return carry + value + jnp.sum(grads.raw), None
+        return jax.lax.scan(step, jnp.zeros((), Q.dtype), Q)[0]
 
-            (Q, _), _ = jax.lax.scan(substep, (model.map.c, jnp.zeros_like(model.map.c)),
-                                     jnp.repeat(u_seq, args.substeps, axis=0))
-            return Q
-        return jax.vmap(one_sequence)(u)
-
-    ours = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
-    theirs = lambda: naive(model, u).block_until_ready()  # noqa: E731
-    t_ours, t_theirs = best_time(ours, 3), best_time(theirs, 3)
-    a, b = ours(), theirs()
-    difference = float(jnp.max(jnp.abs(a - b)) / jnp.max(jnp.abs(b)))
-    work = args.sequences * args.inputs * args.substeps
-    print(f"rollout, ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), {args.sequences} sequences x "
-          f"{args.inputs} inputs x {args.substeps} substeps:")
-    print(f"  physres rollout:              {work / t_ours:12.0f} substeps x sequences / s")
-    print(f"  naive per-substep loop:       {work / t_theirs:12.0f} substeps x sequences / s")
-    print(f"  ratio physres / naive:        {t_theirs / t_ours:12.2f}   (max |Q difference| / max |Q|: {difference:.1e})")
-    smnist = 35000 * 784 * 100
-    print(f"  projected sMNIST ny=15 rollout (35000 x 784 x 100): {smnist / (work / t_ours) / 60:.1f} min "
-          f"at this rate (target: 2 min on one H100)")
+    return best_time(lambda: jax.block_until_ready(epoch(robots, Q)), 3) / steps
 
 
-def euler_step_benchmark(args) -> None:
-    from physres.physical import init_unoptimized_reservoir
-    from physres.simulate import physical_rollout
+def quadrature_benchmark(args) -> None:
+    import soromox as sx
 
-    config = paper_config()
-    robot, bound = config["robot"], config["evaluation"]["divergence_bound"]
-    fine_dt = 1e-4
-    reference_dt = args.substeps * fine_dt
-    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
-    print(f"Euler step {args.coarse_dt:g} s against {fine_dt:g} s, unoptimized ny={args.ny} ({args.n_robots} x "
-          f"{args.n_pcs} segments), {args.sequences} sequences x {args.inputs} inputs of {reference_dt:g} s:")
-    for seed in range(args.seeds):
-        model = init_unoptimized_reservoir(
-            jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
-            gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
-            **config["benchmark"]["unoptimized"])
-        def timed_states(dt):
-            """The states (first call, compiles) and the time of a second call."""
-            run = lambda: physical_rollout(model, u, reference_dt, dt, keep="all", divergence_bound=bound)[0]  # noqa: E731
-            states = np.asarray(run())
-            start = time.perf_counter()
-            run().block_until_ready()
-            return time.perf_counter() - start, states
+    from physres.robot import REST_STRAIN
 
-        (t_fine, fine), (t_coarse, coarse) = timed_states(fine_dt), timed_states(args.coarse_dt)
-        bounded = np.isfinite(fine).all(axis=(1, 2)) & np.isfinite(coarse).all(axis=(1, 2))
-        if bounded.any():
-            difference = np.max(np.abs(coarse[bounded] - fine[bounded])) / np.max(np.abs(fine[bounded]))
-            text = f"max |Q difference| / max |Q| {difference:.1e}"
-        else:
-            text = "no sequence bounded at both steps"
-        print(f"  seed {seed}: {text}; diverged sequences {int((~np.isfinite(fine).all(axis=(1, 2))).sum())} at "
-              f"{fine_dt:g} s, {int((~np.isfinite(coarse).all(axis=(1, 2))).sum())} at {args.coarse_dt:g} s; "
-              f"speed-up {t_fine / t_coarse:.1f}x")
+    reference_points, rng = 12, np.random.default_rng(0)
+    length = 0.1
+
+    def inertia(gauss_points, q):
+        links = [sx.LinkSpec.circular(length=length, radius=0.02, density=1000.0, reference_strain=list(REST_STRAIN),
+                                      young_modulus=2000.0, shear_modulus=1000.0, damping=np.diag([1e-5, 1e-3, 1e-3]))
+                 for _ in range(args.n_pcs)]
+        robot = sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2),
+                                        structure=sx.PlanarPCSStructure(num_gauss_points=gauss_points))
+        return jax.vmap(lambda q: robot.dynamics_terms(q, jnp.zeros_like(q))[0])(q)
+
+    print(f"inertia B(q) of a {args.n_pcs}-segment robot (L = {length} m per segment), {args.states} random "
+          f"strains, axial and shear |strain| <= 0.3: max |B_n - B_{reference_points}| / max |B_{reference_points}| "
+          f"per state, largest over states")
+    for bend in (0.1, 0.5, 1.0, 2.0, np.pi):
+        scale = np.tile([bend / length, 0.3, 0.3], args.n_pcs)
+        q = jnp.asarray(rng.uniform(-1.0, 1.0, size=(args.states, 3 * args.n_pcs)) * scale)
+        reference = inertia(reference_points, q)
+        norm = jnp.max(jnp.abs(reference), axis=(1, 2), keepdims=True)
+        errors = [float(jnp.max(jnp.abs(inertia(n, q) - reference) / norm)) for n in (2, 3, 4, 5)]
+        print(f"  |kappa L| <= {bend:4.2f} rad: " + "  ".join(f"{n} points {e:.1e}" for n, e in zip((2, 3, 4, 5), errors)))
 
 
 if __name__ == "__main__":

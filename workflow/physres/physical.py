@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 from jaxtyping import Array, Float
 
-from physres.robot import SoftRobots, sample_robots, softplus_inverse
+from physres.robot import SOROMOX_GAUSS_POINTS, SoftRobots, sample_robots, softplus_inverse
 
 
 def skew(P: Float[Array, "n n"]) -> Float[Array, "n n"]:
@@ -135,13 +135,14 @@ def init_physical_reservoir(
     key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
     controller: str = "full", sigma: float = 0.003, s_min: float = 1e-4,
     gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
 ) -> PhysicalReservoir:
     if 3 * n_robots * n_pcs != ny:
         raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
     k_rob, k_map, k_ff, k_fb = jax.random.split(key, 4)
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     return PhysicalReservoir(
-        robots=sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis),
+        robots=sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points),
         map=init_map(k_map, ny, sigma, s_min),
         feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
         feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
@@ -184,6 +185,7 @@ def init_unoptimized_reservoir(
     key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
     input_scaling: float = 1.0, bias_scaling: float = 1.0, torque_scale: float = 1.0,
     gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
 ) -> UnoptimizedReservoir:
     """Robots drawn with the same key as ``init_physical_reservoir`` (so seed s has the robots
     that the rob_fixed start s keeps), V ~ U[-input_scaling, input_scaling]^(ny x nu),
@@ -195,8 +197,8 @@ def init_unoptimized_reservoir(
     encoding = RandomEncoding(jax.random.uniform(k_v, (ny, nu), minval=-input_scaling, maxval=input_scaling),
                               jax.random.uniform(k_d, (ny,), minval=-bias_scaling, maxval=bias_scaling),
                               float(torque_scale))
-    return UnoptimizedReservoir(sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis),
-                                encoding)
+    robots = sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points)
+    return UnoptimizedReservoir(robots, encoding)
 
 
 def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:

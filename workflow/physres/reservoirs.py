@@ -90,7 +90,8 @@ def load_ron(path: str | Path) -> RON:
         return ron_from_arrays({k: h5[k][...] for k in ("W", "V", "b", "gamma", "epsilon")}, float(h5.attrs["dt"]))
 
 
-UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gravity", "coriolis", "minimum_fraction")
+UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gravity", "coriolis", "minimum_fraction",
+                            "gauss_points")
 
 
 def load_ensemble(

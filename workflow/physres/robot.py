@@ -36,20 +36,29 @@ def softplus_inverse(x: np.ndarray) -> np.ndarray:
     return x + np.log(-np.expm1(-x))
 
 
+SOROMOX_GAUSS_POINTS = 5  # soromox's default quadrature per segment (PlanarPCSStructure)
+
+
 @functools.lru_cache(maxsize=None)
-def pcs_template(n_pcs: int) -> sx.PlanarPCS:
+def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS) -> sx.PlanarPCS:
     """A soromox PlanarPCS with n_pcs segments, built once eagerly; only its structure is used
-    (``from_links`` validates values eagerly and cannot run under jit, ``with_params`` can)."""
+    (``from_links`` validates values eagerly and cannot run under jit, ``with_params`` can).
+
+    ``gauss_points``: Gauss-Legendre nodes per segment for soromox's integrals of B(q) and G(q).
+    """
     with jax.ensure_compile_time_eval():  # the first call may come from inside a jit trace
         links = [
             sx.LinkSpec.circular(length=0.1, radius=0.02, density=1000.0, reference_strain=list(REST_STRAIN),
                                  young_modulus=2000.0, shear_modulus=1000.0, damping=np.diag([1e-5, 1e-3, 1e-3]))
             for _ in range(n_pcs)
         ]
-        return sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2))
+        structure = sx.PlanarPCSStructure(num_gauss_points=gauss_points)
+        return sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2), structure=structure)
 
 
-def pcs_robot(theta: Float[Array, "n_pcs 8"], gravity: Float[Array, "2"]) -> sx.PlanarPCS:
+def pcs_robot(
+    theta: Float[Array, "n_pcs 8"], gravity: Float[Array, "2"], gauss_points: int = SOROMOX_GAUSS_POINTS,
+) -> sx.PlanarPCS:
     """A differentiable soromox robot from physical segment parameters theta (traceable).
 
     Stiffness per segment diag(E I L, E A L, G A L) with A = pi r^2, I = pi r^4 / 4 (as
@@ -63,7 +72,7 @@ def pcs_robot(theta: Float[Array, "n_pcs 8"], gravity: Float[Array, "2"]) -> sx.
     link = sx.ContinuumLinkParams(length=L, density=rho, reference_strain=rest,
                                   cross_section=sx.CrossSectionParams(coefficients=r[:, None]),
                                   stiffness=stiffness, damping=damping)
-    return pcs_template(theta.shape[0]).with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
+    return pcs_template(theta.shape[0], gauss_points).with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
 
 
 def built_robot_acceleration(
@@ -79,10 +88,10 @@ def built_robot_acceleration(
 
 def robot_acceleration(
     theta: Float[Array, "n_pcs 8"], q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"],
-    gravity: Float[Array, "2"], coriolis: bool,
+    gravity: Float[Array, "2"], coriolis: bool, gauss_points: int = SOROMOX_GAUSS_POINTS,
 ) -> Float[Array, " n"]:
     """q'' of one robot given its physical parameters theta."""
-    return built_robot_acceleration(pcs_robot(theta, gravity), q, qdot, tau, coriolis)
+    return built_robot_acceleration(pcs_robot(theta, gravity, gauss_points), q, qdot, tau, coriolis)
 
 
 class RobotDynamics(eqx.Module):
@@ -110,6 +119,7 @@ class SoftRobots(eqx.Module):
     minimum: tuple[float, ...] = eqx.field(static=True)
     gravity: tuple[float, float] = eqx.field(static=True)
     coriolis: bool = eqx.field(static=True)
+    gauss_points: int = eqx.field(static=True, default=SOROMOX_GAUSS_POINTS)
 
     @property
     def n_robots(self) -> int:
@@ -125,7 +135,7 @@ class SoftRobots(eqx.Module):
     def build(self) -> RobotDynamics:
         """The soromox robots for the current theta_rob (differentiable)."""
         gravity = jnp.asarray(self.gravity, self.raw.dtype)
-        robots = eqx.filter_vmap(pcs_robot, in_axes=(0, None))(self.theta(), gravity)
+        robots = eqx.filter_vmap(pcs_robot, in_axes=(0, None, None))(self.theta(), gravity, self.gauss_points)
         return RobotDynamics(robots, self.n_robots, self.coriolis)
 
     def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
@@ -136,6 +146,7 @@ class SoftRobots(eqx.Module):
 def sample_robots(
     key: jax.Array, n_robots: int, n_pcs: int, init_ranges: dict[str, list[float]],
     minimum_fraction: float = 0.01, gravity=(0.0, 0.0), coriolis: bool = False,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
 ) -> SoftRobots:
     """theta_rob uniform in the paper's initialisation ranges (per segment); each parameter's
     lower bound theta_min is ``minimum_fraction`` times the low end of its range."""
@@ -144,4 +155,5 @@ def sample_robots(
     physical = jax.random.uniform(key, (n_robots, n_pcs, len(PARAMETER_NAMES)), minval=low, maxval=high)
     minimum = np.asarray(low) * minimum_fraction
     raw = jnp.asarray(softplus_inverse(np.asarray(physical) - minimum))
-    return SoftRobots(raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis)
+    return SoftRobots(raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis,
+                      int(gauss_points))
