@@ -59,7 +59,7 @@ def main(argv=None) -> None:
     parser.add_argument("--n-pcs", type=int, default=2)
     parser.add_argument("--states", type=int, default=4096, help="batch for the forward-dynamics comparison")
     parser.add_argument("--samples", type=int, default=7000, help="training samples for the pretraining timing")
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--starts", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--controller", default="full", choices=["full", "simplified"])
@@ -146,15 +146,17 @@ def pretraining_benchmark(args) -> None:
     start = time.perf_counter()
     state = epoch(state, 0)
     compile_and_one = time.perf_counter() - start
-    start = time.perf_counter()
+    times = []
     for e in range(1, 1 + args.epochs):
+        start = time.perf_counter()
         state = epoch(state, e)
-    per_epoch = (time.perf_counter() - start) / args.epochs
+        times.append(time.perf_counter() - start)
+    per_epoch = min(times)  # the least disturbed epoch, as best_time takes the least disturbed call
     trained = (m // args.batch_size) * args.batch_size
     rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
     print(f"pretraining, {args.starts} starts vmapped, {trained} samples/epoch, batch {args.batch_size}:")
     print(f"  first epoch incl. compile:    {compile_and_one:12.1f} s")
-    print(f"  one epoch:                    {per_epoch:12.2f} s")
+    print(f"  one epoch (fastest of {args.epochs}):      {per_epoch:12.2f} s")
     print(f"  samples x epochs / s / start: {rate:12.0f}")
     paper = 1500 * 70000 / rate
     print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
