@@ -189,6 +189,85 @@ def dynamics_gradient_time(robots, rng, args) -> float:
     return best_time(lambda: jax.block_until_ready(epoch(robots, Q)), 3) / steps
 
 
+def rollout_benchmark(args) -> None:
+    import equinox as eqx
+
+    from physres.physical import init_physical_reservoir
+    from physres.simulate import physical_rollout
+
+    model = init_physical_reservoir(jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(),
+                                    controller=args.controller, gauss_points=args.gauss_points)
+    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
+    sim_dt = 1e-4
+    reference_dt = args.substeps * sim_dt
+
+    @eqx.filter_jit
+    def naive(model, u):
+        """Every substep rebuilds the robots from theta_rob and recomputes T_ff(u_k)."""
+        def one_sequence(u_seq):
+            def substep(state, u_k):
+                Q, Qdot = state
+                Qddot = model.robots.acceleration(Q, Qdot, model.actuation(Q, Qdot, u_k))
+                return (Q + sim_dt * Qdot, Qdot + sim_dt * Qddot), None
+
+            (Q, _), _ = jax.lax.scan(substep, (model.map.c, jnp.zeros_like(model.map.c)),
+                                     jnp.repeat(u_seq, args.substeps, axis=0))
+            return Q
+        return jax.vmap(one_sequence)(u)
+
+    ours = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
+    theirs = lambda: naive(model, u).block_until_ready()  # noqa: E731
+    t_ours, t_theirs = best_time(ours, 3), best_time(theirs, 3)
+    a, b = ours(), theirs()
+    difference = float(jnp.max(jnp.abs(a - b)) / jnp.max(jnp.abs(b)))
+    work = args.sequences * args.inputs * args.substeps
+    print(f"rollout, ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), {args.sequences} sequences x "
+          f"{args.inputs} inputs x {args.substeps} substeps:")
+    print(f"  physres rollout:              {work / t_ours:12.0f} substeps x sequences / s")
+    print(f"  naive per-substep loop:       {work / t_theirs:12.0f} substeps x sequences / s")
+    print(f"  ratio physres / naive:        {t_theirs / t_ours:12.2f}   (max |Q difference| / max |Q|: {difference:.1e})")
+    smnist = 35000 * 784 * 100
+    print(f"  projected sMNIST ny=15 rollout (35000 x 784 x 100): {smnist / (work / t_ours) / 60:.1f} min "
+          f"at this rate (target: 2 min on one H100)")
+
+
+def euler_step_benchmark(args) -> None:
+    from physres.physical import init_unoptimized_reservoir
+    from physres.simulate import physical_rollout
+
+    config = paper_config()
+    robot, bound = config["robot"], config["evaluation"]["divergence_bound"]
+    fine_dt = 1e-4
+    reference_dt = args.substeps * fine_dt
+    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
+    print(f"Euler step {args.coarse_dt:g} s against {fine_dt:g} s, unoptimized ny={args.ny} ({args.n_robots} x "
+          f"{args.n_pcs} segments), {args.sequences} sequences x {args.inputs} inputs of {reference_dt:g} s:")
+    for seed in range(args.seeds):
+        model = init_unoptimized_reservoir(
+            jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
+            gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
+            gauss_points=args.gauss_points, **config["benchmark"]["unoptimized"])
+        def timed_states(dt):
+            """The states (first call, compiles) and the time of a second call."""
+            run = lambda: physical_rollout(model, u, reference_dt, dt, keep="all", divergence_bound=bound)[0]  # noqa: E731
+            states = np.asarray(run())
+            start = time.perf_counter()
+            run().block_until_ready()
+            return time.perf_counter() - start, states
+
+        (t_fine, fine), (t_coarse, coarse) = timed_states(fine_dt), timed_states(args.coarse_dt)
+        bounded = np.isfinite(fine).all(axis=(1, 2)) & np.isfinite(coarse).all(axis=(1, 2))
+        if bounded.any():
+            difference = np.max(np.abs(coarse[bounded] - fine[bounded])) / np.max(np.abs(fine[bounded]))
+            text = f"max |Q difference| / max |Q| {difference:.1e}"
+        else:
+            text = "no sequence bounded at both steps"
+        print(f"  seed {seed}: {text}; diverged sequences {int((~np.isfinite(fine).all(axis=(1, 2))).sum())} at "
+              f"{fine_dt:g} s, {int((~np.isfinite(coarse).all(axis=(1, 2))).sum())} at {args.coarse_dt:g} s; "
+              f"speed-up {t_fine / t_coarse:.1f}x")
+
+
+
 def quadrature_benchmark(args) -> None:
     import soromox as sx
 
