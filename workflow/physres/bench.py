@@ -269,19 +269,13 @@ def euler_step_benchmark(args) -> None:
 
 
 def quadrature_benchmark(args) -> None:
-    import soromox as sx
-
-    from physres.robot import REST_STRAIN
+    from physres.robot import pcs_template
 
     reference_points, rng = 12, np.random.default_rng(0)
-    length = 0.1
+    length = float(pcs_template(args.n_pcs).L[0])  # the template robot: L = 0.1 m, r = 0.02 m per segment
 
     def inertia(gauss_points, q):
-        links = [sx.LinkSpec.circular(length=length, radius=0.02, density=1000.0, reference_strain=list(REST_STRAIN),
-                                      young_modulus=2000.0, shear_modulus=1000.0, damping=np.diag([1e-5, 1e-3, 1e-3]))
-                 for _ in range(args.n_pcs)]
-        robot = sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2),
-                                        structure=sx.PlanarPCSStructure(num_gauss_points=gauss_points))
+        robot = pcs_template(args.n_pcs, gauss_points)
         return jax.vmap(lambda q: robot.dynamics_terms(q, jnp.zeros_like(q))[0])(q)
 
     print(f"inertia B(q) of a {args.n_pcs}-segment robot (L = {length} m per segment), {args.states} random "
