@@ -24,8 +24,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -44,6 +46,7 @@ def best_time(fn, repeats: int) -> float:
     return min(times)
 
 
+@functools.lru_cache(maxsize=None)  # read config.yaml once per run, not once per part
 def paper_config() -> dict:
     return yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())
 
@@ -169,8 +172,6 @@ def dynamics_gradient_time(robots, rng, args) -> float:
     """Seconds per minibatch step of the robot accelerations and their gradient with respect to
     theta_rob alone: the part of a pretraining step that is soromox's dynamics. The steps of an
     epoch run in one lax.scan, as in pretraining (XLA on CPU runs a step ~1.5x slower alone)."""
-    import equinox as eqx
-
     steps = args.samples // args.batch_size
     Q = jnp.asarray(rng.normal(size=(steps, args.starts, args.batch_size, args.ny)) * 0.01)
     Qd, T = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * scale) for scale in (1.0, 1e-4))
@@ -190,8 +191,6 @@ def dynamics_gradient_time(robots, rng, args) -> float:
 
 
 def rollout_benchmark(args) -> None:
-    import equinox as eqx
-
     from physres.physical import init_physical_reservoir
     from physres.simulate import physical_rollout
 
