@@ -1,0 +1,140 @@
+"""The fused planar PCS kernel (physres.pcs) against soromox, the paper's library: B, K, D, G,
+the accelerations (with and without Coriolis) and their gradients, on random states with bends
+up to |kappa L| = pi per segment, for 1, 2 and 5 segments, gravity on and off."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import yaml
+
+from conftest import ROOT
+from physres import pcs
+from physres.robot import pcs_robot, sample_robots
+
+RANGES = yaml.safe_load((ROOT / "config.yaml").read_text())["robot"]["init_ranges"]
+UPRIGHT_GRAVITY = (0.0, -9.81)
+N_ROBOTS, N_STATES = 2, 6
+
+
+def relative_error(ours, theirs):
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    return np.max(np.abs(ours - theirs)) / max(np.max(np.abs(theirs)), 1e-300)  # 0 when both are 0
+
+
+def random_states(rng, theta, n_states=N_STATES):
+    """Q, Q', T (n_states, ny): bends uniform in |kappa L| <= pi per segment, axial and shear
+    strains ~0.3; the first state at rest and the second with bends of 1e-9 (series branch)."""
+    n_robots, n_pcs = theta.shape[:2]
+    q = rng.normal(size=(n_states, n_robots, n_pcs, 3)) * 0.3
+    q[..., 0] = rng.uniform(-np.pi, np.pi, size=(n_states, n_robots, n_pcs)) / np.asarray(theta[..., 0])
+    q[0], q[1, ..., 0] = 0.0, 1e-9
+    flat = lambda x: jnp.asarray(x.reshape(n_states, -1))  # noqa: E731
+    return (flat(q), flat(rng.normal(size=q.shape)), flat(rng.normal(size=q.shape) * 1e-3))
+
+
+def soromox_accelerations(theta, Q, Qdot, T, gravity, coriolis, gauss_points=5):
+    """Q'' from soromox: forward_dynamics (which always has Coriolis) or, without Coriolis, its
+    dynamics terms solved as forward_dynamics would."""
+    n = 3 * theta.shape[1]
+
+    def one_robot(theta_i, q, qd, tau):
+        robot = pcs_robot(theta_i, jnp.asarray(gravity), gauss_points)
+        if coriolis:
+            return robot.forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[n:]
+        B, _, G = robot.dynamics_terms(q, qd)
+        return robot._solve_inertia(B, tau - robot.elastic_force(q) - robot.damping_matrix(q) @ qd - G)
+
+    def one_state(Q, Qdot, T):
+        split = lambda x: x.reshape(theta.shape[0], n)  # noqa: E731
+        return jax.vmap(one_robot)(theta, split(Q), split(Qdot), split(T)).reshape(-1)
+
+    return jax.vmap(one_state)(Q, Qdot, T)
+
+
+def robots_theta(n_pcs, seed=0):
+    return sample_robots(jax.random.PRNGKey(seed), N_ROBOTS, n_pcs, RANGES).theta()
+
+
+@pytest.mark.parametrize("n_pcs", [1, 2, 5])
+def test_inertia_stiffness_damping_gravity_match_soromox(rng, n_pcs):
+    theta = robots_theta(n_pcs)
+    Q, Qdot, _ = random_states(rng, theta)
+    q = jnp.moveaxis(Q.reshape(N_STATES, N_ROBOTS, n_pcs, 3), 0, -1)  # batch-last
+    qdot = jnp.moveaxis(Qdot.reshape(N_STATES, N_ROBOTS, n_pcs, 3), 0, -1)
+    forces = jax.jit(pcs.inertia_and_forces, static_argnums=(3, 4, 5))
+    B, elastic = forces(theta, q, jnp.zeros_like(q), (0.0, 0.0), 5, False)
+    _, elastic_damping = forces(theta, q, qdot, (0.0, 0.0), 5, False)
+    _, elastic_gravity = forces(theta, q, jnp.zeros_like(q), pcs.base_frame_gravity(UPRIGHT_GRAVITY), 5, False)
+    n = 3 * n_pcs
+    for r in range(N_ROBOTS):
+        robot = pcs_robot(theta[r], jnp.asarray(UPRIGHT_GRAVITY), 5)
+        for b in range(N_STATES):
+            q_b, qd_b = Q[b, r * n:(r + 1) * n], Qdot[b, r * n:(r + 1) * n]
+            B_sx, _, G_sx = robot.dynamics_terms(q_b, qd_b)
+            assert relative_error(B[r, ..., b], B_sx) < 1e-12
+            np.testing.assert_array_equal(B[r, ..., b], B[r, ..., b].T)  # symmetric by construction
+            assert relative_error(elastic[r, :, b], robot.elastic_force(q_b)) < 1e-14
+            assert relative_error(elastic_damping[r, :, b] - elastic[r, :, b], robot.damping_matrix(q_b) @ qd_b) < 1e-12
+            assert relative_error(elastic_gravity[r, :, b] - elastic[r, :, b], G_sx) < 1e-12
+
+
+@pytest.mark.parametrize("n_pcs", [1, 2, 5])
+@pytest.mark.parametrize("gravity", [(0.0, 0.0), UPRIGHT_GRAVITY])
+@pytest.mark.parametrize("coriolis", [False, True])
+def test_accelerations_match_soromox(rng, n_pcs, gravity, coriolis):
+    theta = robots_theta(n_pcs, seed=n_pcs)
+    Q, Qdot, T = random_states(rng, theta)
+    ours = jax.jit(pcs.accelerations, static_argnums=(4, 5, 6))(theta, Q, Qdot, T, gravity, 5, coriolis)
+    theirs = jax.jit(soromox_accelerations, static_argnums=(4, 5))(theta, Q, Qdot, T, gravity, coriolis)
+    for b in range(N_STATES):  # per state: accelerations span orders of magnitude across states
+        assert relative_error(ours[b], theirs[b]) < 1e-10, b
+
+
+@pytest.mark.parametrize("n_pcs, coriolis", [(1, False), (2, False), (5, False), (2, True)])
+def test_gradients_match_soromox(rng, n_pcs, coriolis):
+    """d/d(theta_rob, Q, Q') of a random projection of Q'' (what pretraining differentiates)."""
+    theta = robots_theta(n_pcs, seed=10 + n_pcs)
+    Q, Qdot, T = random_states(rng, theta)
+    weights = jnp.asarray(rng.normal(size=Q.shape))
+
+    def projection(accelerations):
+        return lambda theta, Q, Qdot: jnp.sum(weights * accelerations(theta, Q, Qdot, T, UPRIGHT_GRAVITY, coriolis))
+
+    ours = jax.jit(jax.grad(projection(lambda *a: pcs.accelerations(*a[:4], a[4], 5, a[5])), argnums=(0, 1, 2)))
+    theirs = jax.jit(jax.grad(projection(soromox_accelerations), argnums=(0, 1, 2)))
+    for name, g_ours, g_theirs in zip(("theta_rob", "Q", "Q'"), ours(theta, Q, Qdot), theirs(theta, Q, Qdot)):
+        assert np.all(np.isfinite(g_ours)), name
+        assert relative_error(g_ours, g_theirs) < 1e-10, name
+
+
+def test_quadrature_is_soromox_gauss_legendre():
+    """soromox's nodes and weights integrate polynomials of degree 2 G - 1 on [0, 1], but only
+    to ~2e-7: its Newton iteration stops at float32 precision (3 nodes: weights sum to
+    1 - 1.9e-7), which the kernel keeps so as to stay equal to soromox."""
+    for points in (3, 5):
+        x, w = pcs.gauss_legendre(points)
+        assert len(x) == points
+        exact_x, exact_w = np.polynomial.legendre.leggauss(points)
+        np.testing.assert_allclose(x, (exact_x + 1) / 2, atol=1e-6)
+        for degree in range(2 * points):
+            assert abs(np.sum(w * x**degree) - 1.0 / (degree + 1)) < 1e-6
+
+
+@pytest.mark.parametrize("function, closed_form", [
+    (pcs.sinc, lambda x: np.sin(x) / x),
+    (pcs.cosc, lambda x: (1 - np.cos(x)) / x),
+    (pcs.sinc_prime, lambda x: (x * np.cos(x) - np.sin(x)) / x**2),
+    (pcs.cosc_prime, lambda x: (x * np.sin(x) - (1 - np.cos(x))) / x**2),
+])
+def test_series_join_the_closed_forms(function, closed_form):
+    """Each side of SERIES_BELOW, the Taylor series and the closed form agree, and the gradient
+    at 0 is finite."""
+    x = np.array([0.05, 0.0999999, 0.1000001, 0.3, 2.0, -0.0999999])
+    np.testing.assert_allclose(function(jnp.asarray(x)), closed_form(x), rtol=1e-12, atol=1e-15)
+    assert np.isfinite(jax.grad(function)(0.0))
+
+
+@pytest.mark.parametrize("function, derivative", [(pcs.sinc, pcs.sinc_prime), (pcs.cosc, pcs.cosc_prime)])
+def test_derivatives_are_derivatives(function, derivative):
+    x = jnp.asarray([0.0, 1e-3, 0.0999, 0.1001, 0.7, 3.0])
+    np.testing.assert_allclose(jax.vmap(jax.grad(function))(x), derivative(x), rtol=1e-12, atol=1e-14)

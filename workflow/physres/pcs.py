@@ -1,0 +1,241 @@
+"""A fused planar PCS kernel: the dynamics of N soft robots in closed form, batch-last.
+
+The same model as soromox's ``PlanarPCS`` (the reference; ``tests/test_pcs.py`` holds the two
+together to 1e-10) for the case this workflow uses: a fixed base at the origin pointing along x,
+n_pcs segments of constant strain, q per segment = [bending kappa, axial sigma_x - 1, shear
+sigma_y], solid circular cross-sections, inertia and gravity integrated with soromox's
+Gauss-Legendre nodes. One robot::
+
+    B(q) q'' + [C(q, q') q'] + D q' + K q + G(q) = tau
+
+Why a kernel of our own: soromox's generic SE(2) recurrences compile to thousands of tiny XLA
+operations per sample, which dominate a pretraining step on a CPU. Here every quantity is a
+closed form per Gauss node, and every array keeps the batch as its last, contiguous axis
+(structure of arrays), so XLA fuses each formula into one loop over the batch. The linear solve
+is an unrolled Cholesky for the same reason (a batched LAPACK call per 6 x 6 matrix is slower).
+
+Kinematics of the node at local arc length s of segment i (phi_i = sum_{l<i} kappa_l L_l,
+p_i the segment's base, R the planar rotation)::
+
+    theta(s) = phi_i + kappa_i s
+    p(s)     = p_i + R(phi_i) [a sigma_x - b sigma_y,  b sigma_x + a sigma_y],
+    a = sin(kappa s) / kappa,  b = (1 - cos(kappa s)) / kappa
+
+and B = sum over nodes of w [rho I J_theta^T J_theta + rho A J_p^T J_p] (the body-frame mass
+diag(rho I, rho A, rho A) is invariant under the rotation to the world frame).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxtyping import Array, Float
+from soromox.utils.integration import gauss_quadrature
+from soromox.utils.geometry.poses import planar_mounting_pose
+
+SERIES_BELOW = 0.1  # |kappa s| below which the Taylor series replace the closed forms
+
+
+@functools.lru_cache(maxsize=None)
+def gauss_legendre(points: int) -> tuple[np.ndarray, np.ndarray]:
+    """soromox's Gauss-Legendre nodes and weights on [0, 1] (its Newton iteration stops at
+    float32 precision, so they differ from the exact rule by ~1e-8; taking soromox's own keeps
+    the two models equal to rounding)."""
+    with jax.ensure_compile_time_eval():
+        x, w, _ = gauss_quadrature(points, a=jnp.array(0.0), b=jnp.array(1.0))
+        return np.asarray(x, np.float64)[1:-1], np.asarray(w, np.float64)[1:-1]
+
+
+@functools.lru_cache(maxsize=None)
+def _upright_base_angle() -> float:
+    with jax.ensure_compile_time_eval():  # may be first called inside a jit trace
+        return float(planar_mounting_pose("upright")[0])
+
+
+def base_frame_gravity(gravity) -> tuple[float, float]:
+    """Gravity (world frame, (2,)) in the frame of soromox's upright base, whose x axis (the
+    robots' rest direction) points up the world's y."""
+    angle = _upright_base_angle()
+    gx, gy = (float(g) for g in gravity)
+    return (np.cos(angle) * gx + np.sin(angle) * gy, -np.sin(angle) * gx + np.cos(angle) * gy)
+
+
+def _series_or(x, small_series, closed_form):
+    """closed_form(x), or the Taylor series for |x| < SERIES_BELOW; the double where keeps the
+    gradient finite at x = 0."""
+    small = jnp.abs(x) < SERIES_BELOW
+    x_safe = jnp.where(small, SERIES_BELOW, x)
+    return jnp.where(small, small_series(x), closed_form(x_safe))
+
+
+def sinc(x):
+    """sin(x) / x."""
+    x2 = x * x
+    return _series_or(x, lambda x: 1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110)))),
+                      lambda x: jnp.sin(x) / x)
+
+
+def cosc(x):
+    """(1 - cos(x)) / x = 2 sin^2(x / 2) / x."""
+    x2 = x * x
+    return _series_or(x, lambda x: x / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132))))),
+                      lambda x: 2 * jnp.sin(x / 2) ** 2 / x)
+
+
+def sinc_prime(x):
+    """d/dx sin(x) / x = (x cos x - sin x) / x^2."""
+    x2 = x * x
+    return _series_or(x, lambda x: -x / 3 * (1 - x2 / 10 * (1 - x2 / 28 * (1 - x2 / 54 * (1 - x2 / 88 * (1 - x2 / 130))))),
+                      lambda x: (x * jnp.cos(x) - jnp.sin(x)) / (x * x))
+
+
+def cosc_prime(x):
+    """d/dx (1 - cos x) / x = (x sin x - (1 - cos x)) / x^2."""
+    x2 = x * x
+    return _series_or(x, lambda x: 0.5 * (1 - x2 / 4 * (1 - x2 / 18 * (1 - x2 / 40 * (1 - x2 / 70 * (1 - x2 / 108))))),
+                      lambda x: (x * jnp.sin(x) - 2 * jnp.sin(x / 2) ** 2) / (x * x))
+
+
+def _exclusive_cumsum(x, axis):
+    """sum of the entries before each one along ``axis`` (0 for the first)."""
+    total = jnp.cumsum(x, axis=axis)
+    return total - x
+
+
+def node_kinematics(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gauss_points: int):
+    """Pose (theta, px, py) at every Gauss node and its Jacobian with respect to q.
+
+    Returns theta, px, py of shape (*P, n, G, B) and J_theta, J_px, J_py of shape
+    (*P, n, G, n, 3, B): node (segment i, node g) by coordinate (segment j, strain c).
+    """
+    x, _ = gauss_legendre(gauss_points)
+    n = q.shape[-3]
+    kappa, sigma_x, sigma_y = q[..., 0, :], 1.0 + q[..., 1, :], q[..., 2, :]  # (*P, n, B)
+    s = L[..., None, :] * jnp.asarray(x, q.dtype)[:, None]  # (*P, n, G, 1): node arc lengths
+    # base angle and position of every segment from the tips before it
+    tip_a, tip_b = L * sinc(kappa * L), L * cosc(kappa * L)
+    phi = _exclusive_cumsum(kappa * L, axis=-2)  # (*P, n, B)
+    cos_phi, sin_phi = jnp.cos(phi), jnp.sin(phi)
+    tip_vx, tip_vy = tip_a * sigma_x - tip_b * sigma_y, tip_b * sigma_x + tip_a * sigma_y
+    tip_dx, tip_dy = cos_phi * tip_vx - sin_phi * tip_vy, sin_phi * tip_vx + cos_phi * tip_vy
+    base_x, base_y = _exclusive_cumsum(tip_dx, axis=-2), _exclusive_cumsum(tip_dy, axis=-2)
+
+    e = lambda v: v[..., :, None, :]  # noqa: E731  per segment -> per node
+    ks = e(kappa) * s
+    a, b = s * sinc(ks), s * cosc(ks)
+    da, db = s * s * sinc_prime(ks), s * s * cosc_prime(ks)  # d/dkappa
+    vx, vy = a * e(sigma_x) - b * e(sigma_y), b * e(sigma_x) + a * e(sigma_y)
+    c, sn = e(cos_phi), e(sin_phi)
+    rot = lambda ux, uy: (c * ux - sn * uy, sn * ux + c * uy)  # noqa: E731  R(phi_i) u
+    dx, dy = rot(vx, vy)
+    theta = e(phi) + ks
+    px, py = e(base_x) + dx, e(base_y) + dy
+
+    # d/dq of the node's own segment (j == i)
+    own_theta = [s * jnp.ones_like(ks), jnp.zeros_like(ks), jnp.zeros_like(ks)]
+    own_p = [rot(da * e(sigma_x) - db * e(sigma_y), db * e(sigma_x) + da * e(sigma_y)), rot(a, b), rot(-b, a)]
+    # d/dq of an earlier segment j < i: its tip displacement, and kappa_j turns everything after it
+    tip_da, tip_db = L * L * sinc_prime(kappa * L), L * L * cosc_prime(kappa * L)
+    rot_j = lambda ux, uy: (cos_phi * ux - sin_phi * uy, sin_phi * ux + cos_phi * uy)  # noqa: E731
+    tip_x, tip_y = base_x + tip_dx, base_y + tip_dy  # (*P, n, B): tip of segment j
+    earlier_p = [rot_j(tip_da * sigma_x - tip_db * sigma_y, tip_db * sigma_x + tip_da * sigma_y),
+                 rot_j(tip_a, tip_b), rot_j(-tip_b, tip_a)]
+
+    i_index = np.arange(n)[:, None, None, None]  # node segment i, against coordinate segment j
+    j_index = np.arange(n)[None, None, :, None]
+    before, same = jnp.asarray(j_index < i_index), jnp.asarray(j_index == i_index)
+
+    def assemble(own, earlier):
+        """(*P, n_i, G, n_j, B) from the own-segment term (*P, n_i, G, B) and the earlier-segment
+        term (*P, n_i, G, n_j, B)."""
+        return jnp.where(same, own[..., :, :, None, :], jnp.where(before, earlier, 0.0))
+
+    J_theta, J_px, J_py = [], [], []
+    for coordinate in range(3):
+        earlier_theta = (L[..., None, None, :, :] if coordinate == 0 else 0.0) * jnp.ones_like(px[..., None, :])
+        ex, ey = earlier_p[coordinate]  # (*P, n_j, B)
+        ex, ey = ex[..., None, None, :, :], ey[..., None, None, :, :]  # (*P, 1, 1, n_j, B)
+        if coordinate == 0:
+            Lj = L[..., None, None, :, :]
+            tx, ty = tip_x[..., None, None, :, :], tip_y[..., None, None, :, :]
+            ex = ex - Lj * (py[..., None, :] - ty)
+            ey = ey + Lj * (px[..., None, :] - tx)
+        J_theta.append(assemble(own_theta[coordinate], earlier_theta))
+        J_px.append(assemble(own_p[coordinate][0], ex))
+        J_py.append(assemble(own_p[coordinate][1], ey))
+    stack = lambda parts: jnp.stack(parts, axis=-2)  # noqa: E731  (*P, n, G, n, 3, B)
+    return theta, px, py, stack(J_theta), stack(J_px), stack(J_py)
+
+
+def segment_constants(theta: Float[Array, "*P n 8"]):
+    """Per-segment constants from theta_rob [L, r, rho, E, G, d_be, d_ax, d_sh], each of shape
+    (*P, n, 1) (the trailing 1 broadcasts over the batch): L, rho A, rho I, and the diagonals of
+    K = diag(E I L, E A L, G A L) and D = diag(d_be, d_ax, d_sh), (*P, n, 3, 1)."""
+    L, r, rho, E, G, d_be, d_ax, d_sh = (theta[..., i, None] for i in range(8))
+    area, second_moment = jnp.pi * r**2, jnp.pi * r**4 / 4.0
+    stiffness = jnp.stack([E * second_moment * L, E * area * L, G * area * L], axis=-2)
+    damping = jnp.stack([d_be, d_ax, d_sh], axis=-2)
+    return L, rho * area, rho * second_moment, stiffness, damping
+
+
+def _flat(J):
+    """(*P, n, G, n, 3, B) -> (*P, n, G, 3n, B): coordinates in q's order."""
+    return J.reshape(J.shape[:-3] + (-1, J.shape[-1]))
+
+
+def inertia_and_forces(theta, q, qdot, gravity, gauss_points: int, coriolis: bool):
+    """B(q) of shape (*P, m, m, B) and the generalized forces K q + D q' + G(q) [+ C q'],
+    (*P, m, B), m = 3 n. q, qdot: (*P, n, 3, B); gravity: two floats in the base frame."""
+    L, rho_area, rho_inertia, stiffness, damping = segment_constants(theta)
+    _, weights = gauss_legendre(gauss_points)
+    W = L[..., None, :] * jnp.asarray(weights, q.dtype)[:, None]  # (*P, n, G, 1) quadrature weights
+    _, px, py, J_theta, J_px, J_py = node_kinematics(L, q, gauss_points)
+    J_theta, J_px, J_py = _flat(J_theta), _flat(J_px), _flat(J_py)
+    w_rot, w_lin = (W * rho_inertia[..., None, :])[..., None, :], (W * rho_area[..., None, :])[..., None, :]
+    outer = lambda J: J[..., :, None, :] * J[..., None, :, :]  # noqa: E731
+    B = jnp.sum(w_rot[..., None, :] * outer(J_theta) + w_lin[..., None, :] * (outer(J_px) + outer(J_py)), axis=(-5, -4))
+    force = (stiffness * q + damping * qdot).reshape(q.shape[:-3] + (-1, q.shape[-1]))
+    if gravity[0] != 0.0 or gravity[1] != 0.0:
+        force = force - jnp.sum(w_lin * (J_px * gravity[0] + J_py * gravity[1]), axis=(-4, -3))
+    if coriolis:
+        # C q' = sum over nodes of w rho A J_p^T (d/dt J_p) q'; d/dt J_theta = 0 (theta is linear in q)
+        positions = lambda q: node_kinematics(L, q, gauss_points)[1:3]  # noqa: E731
+        velocity = lambda q: jax.jvp(positions, (q,), (qdot,))[1]  # noqa: E731
+        ax, ay = jax.jvp(velocity, (q,), (qdot,))[1]
+        force = force + jnp.sum(w_lin * (J_px * ax[..., None, :] + J_py * ay[..., None, :]), axis=(-4, -3))
+    return B, force
+
+
+def cholesky_solve(B: Float[Array, "*P m m batch"], rhs: Float[Array, "*P m batch"]) -> Float[Array, "*P m batch"]:
+    """x with B x = rhs for symmetric positive definite B, unrolled over the m x m entries so
+    that every operation runs over the contiguous batch axis."""
+    m = B.shape[-2]
+    chol = {}
+    for j in range(m):
+        chol[j, j] = jnp.sqrt(B[..., j, j, :] - sum((chol[j, k] ** 2 for k in range(j)), 0.0))
+        for i in range(j + 1, m):
+            chol[i, j] = (B[..., i, j, :] - sum((chol[i, k] * chol[j, k] for k in range(j)), 0.0)) / chol[j, j]
+    z = []
+    for i in range(m):
+        z.append((rhs[..., i, :] - sum((chol[i, k] * z[k] for k in range(i)), 0.0)) / chol[i, i])
+    x = [None] * m
+    for i in reversed(range(m)):
+        x[i] = (z[i] - sum((chol[k, i] * x[k] for k in range(i + 1, m)), 0.0)) / chol[i, i]
+    return jnp.stack(x, axis=-2)
+
+
+def accelerations(
+    theta: Float[Array, "N n 8"], Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
+    T: Float[Array, "batch ny"], gravity=(0.0, 0.0), gauss_points: int = 5, coriolis: bool = False,
+) -> Float[Array, "batch ny"]:
+    """Q'' of N robots of n segments each for a batch of states (ny = 3 N n):
+    B^-1 (T - K Q - D Q' - G(Q) [- C Q'])."""
+    n_robots, n = theta.shape[-3], theta.shape[-2]
+    batch_last = lambda X: jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)  # noqa: E731
+    q, qdot, tau = batch_last(Q), batch_last(Qdot), batch_last(T)
+    B, force = inertia_and_forces(theta, q, qdot, base_frame_gravity(gravity), gauss_points, coriolis)
+    qddot = cholesky_solve(B, tau.reshape(force.shape) - force)  # (N, 3n, batch)
+    return jnp.moveaxis(qddot, -1, -3).reshape(Q.shape)
