@@ -70,6 +70,11 @@ def test_too_few_gauss_points():
     assert "robot.gauss_points: 2 is less than the minimum of 3" in broken(lambda c: c["robot"].update(gauss_points=2))
 
 
+def test_unknown_robot_dynamics_names_the_allowed_ones():
+    message = broken(lambda c: c["robot"].update(dynamics="warp"))
+    assert "robot.dynamics: 'warp' is not allowed (allowed: physres, soromox)" in message
+
+
 def test_negative_size():
     assert "data.smnist.n_train: -3 is less than the minimum of 1" in broken(
         lambda c: c["data"]["smnist"].update(n_train=-3))

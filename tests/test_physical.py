@@ -69,10 +69,24 @@ def test_three_gauss_points_match_soromox_default_within_bound(rng):
     assert error(2) > 1e-4  # measured 9.4e-4
 
 
-def test_gauss_points_travel_with_the_reservoir():
+def test_gauss_points_and_dynamics_travel_with_the_reservoir():
     model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
-    assert model.robots.gauss_points == 3
-    assert eqx.filter_eval_shape(model.robots.build).robots.num_gauss_points == 3  # static: no need to run
+    assert model.robots.gauss_points == 3 and model.robots.dynamics == "physres"
+    assert eqx.filter_eval_shape(model.robots.build).gauss_points == 3  # static: no need to run
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3, dynamics="soromox")
+    assert eqx.filter_eval_shape(model.robots.build).robots.num_gauss_points == 3
+    with pytest.raises(ValueError, match="unknown robot dynamics 'warp'; allowed: physres, soromox"):
+        init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, dynamics="warp")
+
+
+@pytest.mark.parametrize("keep", ["all", "final"])
+def test_rollout_is_the_same_with_either_dynamics(rng, keep):
+    """The physical rollout through the fused kernel equals the one through soromox (to the
+    kernel's ~1e-12 agreement, amplified a little by the Euler steps)."""
+    u = jnp.asarray(rng.uniform(size=(3, 4, 1)))
+    rollouts = [physical_rollout(init_physical_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES, dynamics=d),
+                                 u, 2e-3, 5e-4, keep=keep)[0] for d in ("physres", "soromox")]
+    np.testing.assert_allclose(rollouts[0], rollouts[1], rtol=1e-9, atol=1e-12 * float(jnp.max(jnp.abs(rollouts[1]))))
 
 
 def test_stacked_robots_are_independent(rng):

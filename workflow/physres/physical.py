@@ -123,26 +123,35 @@ class PhysicalReservoir(eqx.Module):
         """Activations y_hat = psi(Q) (any leading shape)."""
         return self.map.psi(Q)
 
+    def mapped_accelerations(self, y: Float[Array, "batch ny"], ydot: Float[Array, "batch ny"],
+                             u: Float[Array, "batch nu"]) -> Float[Array, "batch ny"]:
+        """y''_hat of Eq. (loss_fn) for a batch of samples."""
+        A, A_inv = self.map.matrix(), self.map.inverse_matrix()
+        Q, Qdot = jax.vmap(lambda y: A @ y + self.map.c)(y), jax.vmap(lambda ydot: A @ ydot)(ydot)
+        Qddot = self.robots.accelerations(Q, Qdot, jax.vmap(self.actuation)(Q, Qdot, u))
+        return jax.vmap(lambda Qddot: A_inv @ Qddot)(Qddot)
+
     def mapped_acceleration(self, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[Array, " nu"]):
-        """y''_hat of Eq. (loss_fn) for one sample (vmap for batches)."""
-        A = self.map.matrix()
-        Q, Qdot = A @ y + self.map.c, A @ ydot
-        Qddot = self.robots.acceleration(Q, Qdot, self.actuation(Q, Qdot, u))
-        return self.map.inverse_matrix() @ Qddot
+        """y''_hat of Eq. (loss_fn) for one sample."""
+        return self.mapped_accelerations(y[None], ydot[None], u[None])[0]
 
 
 def init_physical_reservoir(
     key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
     controller: str = "full", sigma: float = 0.003, s_min: float = 1e-4,
     gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
-    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
 ) -> PhysicalReservoir:
+    """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
+    E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
+    Glorot controllers of the ``controller`` architecture (see CONTROLLERS)."""
     if 3 * n_robots * n_pcs != ny:
         raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
     k_rob, k_map, k_ff, k_fb = jax.random.split(key, 4)
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     return PhysicalReservoir(
-        robots=sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points),
+        robots=sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points,
+                             dynamics),
         map=init_map(k_map, ny, sigma, s_min),
         feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
         feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
@@ -185,7 +194,7 @@ def init_unoptimized_reservoir(
     key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
     input_scaling: float = 1.0, bias_scaling: float = 1.0, torque_scale: float = 1.0,
     gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
-    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
 ) -> UnoptimizedReservoir:
     """Robots drawn with the same key as ``init_physical_reservoir`` (so seed s has the robots
     that the rob_fixed start s keeps), V ~ U[-input_scaling, input_scaling]^(ny x nu),
@@ -197,7 +206,8 @@ def init_unoptimized_reservoir(
     encoding = RandomEncoding(jax.random.uniform(k_v, (ny, nu), minval=-input_scaling, maxval=input_scaling),
                               jax.random.uniform(k_d, (ny,), minval=-bias_scaling, maxval=bias_scaling),
                               float(torque_scale))
-    robots = sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points)
+    robots = sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points,
+                           dynamics)
     return UnoptimizedReservoir(robots, encoding)
 
 

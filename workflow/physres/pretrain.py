@@ -64,7 +64,7 @@ def check_mode(mode: str) -> None:
 
 def squared_errors(model: PhysicalReservoir, batch: Batch) -> jax.Array:
     """||y'' - y''_hat||^2 per sample, shape (n,)."""
-    predicted = jax.vmap(model.mapped_acceleration)(batch["y"], batch["ydot"], batch["u"])
+    predicted = model.mapped_accelerations(batch["y"], batch["ydot"], batch["u"])
     return jnp.sum((batch["yddot"] - predicted) ** 2, axis=-1)
 
 

@@ -91,7 +91,7 @@ def load_ron(path: str | Path) -> RON:
 
 
 UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gravity", "coriolis", "minimum_fraction",
-                            "gauss_points")
+                            "gauss_points", "dynamics")
 
 
 def load_ensemble(

@@ -8,6 +8,10 @@ directly on these generalized coordinates. Dynamics of one robot (paper, Sec. 4)
 
 With ``coriolis=False`` (the paper's default) the C q' term is dropped.
 
+Two implementations of the same model (``dynamics``): "soromox", the paper's library itself, and
+"physres", the fused closed-form kernel of ``physres.pcs`` (held to soromox's values and
+gradients by tests/test_pcs.py, several times faster on a CPU).
+
 theta_rob per segment is [L, r, rho, E, G, d_bending, d_axial, d_shear]; it is stored
 unconstrained and made positive by softplus plus a minimum (paper, Sec. 4.1).
 """
@@ -23,6 +27,9 @@ import numpy as np
 import soromox as sx
 from jaxtyping import Array, Float
 
+from physres import pcs
+
+DYNAMICS = ("physres", "soromox")
 PARAMETER_NAMES = (
     "length", "radius", "density", "young_modulus", "shear_modulus",
     "damping_bending", "damping_axial", "damping_shear",
@@ -108,6 +115,29 @@ class RobotDynamics(eqx.Module):
         per_robot = eqx.filter_vmap(built_robot_acceleration, in_axes=(eqx.if_array(0), 0, 0, 0, None))
         return per_robot(self.robots, split(Q), split(Qdot), split(T), self.coriolis).reshape(-1)
 
+    def accelerations(self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
+                      T: Float[Array, "batch ny"]) -> Float[Array, "batch ny"]:
+        """Q'' for a batch of states."""
+        return jax.vmap(self.acceleration)(Q, Qdot, T)
+
+
+class PCSDynamics(eqx.Module):
+    """N robots for the fused kernel: theta_rob made physical once per rollout."""
+
+    theta: Float[Array, "N n_pcs 8"]
+    gravity: tuple[float, float] = eqx.field(static=True)
+    gauss_points: int = eqx.field(static=True)
+    coriolis: bool = eqx.field(static=True)
+
+    def accelerations(self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
+                      T: Float[Array, "batch ny"]) -> Float[Array, "batch ny"]:
+        """Q'' for a batch of states."""
+        return pcs.accelerations(self.theta, Q, Qdot, T, self.gravity, self.gauss_points, self.coriolis)
+
+    def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        """Q'' of one state."""
+        return self.accelerations(Q[None], Qdot[None], T[None])[0]
+
 
 class SoftRobots(eqx.Module):
     """theta_rob of N robots, unconstrained: physical = softplus(raw) + minimum.
@@ -120,6 +150,7 @@ class SoftRobots(eqx.Module):
     gravity: tuple[float, float] = eqx.field(static=True)
     coriolis: bool = eqx.field(static=True)
     gauss_points: int = eqx.field(static=True, default=SOROMOX_GAUSS_POINTS)
+    dynamics: str = eqx.field(static=True, default="physres")
 
     @property
     def n_robots(self) -> int:
@@ -132,8 +163,10 @@ class SoftRobots(eqx.Module):
     def theta(self) -> Float[Array, "N n_pcs 8"]:
         return jax.nn.softplus(self.raw) + jnp.asarray(self.minimum, self.raw.dtype)
 
-    def build(self) -> RobotDynamics:
-        """The soromox robots for the current theta_rob (differentiable)."""
+    def build(self) -> RobotDynamics | PCSDynamics:
+        """The robots for the current theta_rob (differentiable), in the chosen implementation."""
+        if self.dynamics == "physres":
+            return PCSDynamics(self.theta(), self.gravity, self.gauss_points, self.coriolis)
         gravity = jnp.asarray(self.gravity, self.raw.dtype)
         robots = eqx.filter_vmap(pcs_robot, in_axes=(0, None, None))(self.theta(), gravity, self.gauss_points)
         return RobotDynamics(robots, self.n_robots, self.coriolis)
@@ -142,18 +175,25 @@ class SoftRobots(eqx.Module):
         """Stacked accelerations Q'' of all robots (unbatched; vmap over samples)."""
         return self.build().acceleration(Q, Qdot, T)
 
+    def accelerations(self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
+                      T: Float[Array, "batch ny"]) -> Float[Array, "batch ny"]:
+        """Q'' for a batch of states (the fused kernel wants the whole batch at once)."""
+        return self.build().accelerations(Q, Qdot, T)
+
 
 def sample_robots(
     key: jax.Array, n_robots: int, n_pcs: int, init_ranges: dict[str, list[float]],
     minimum_fraction: float = 0.01, gravity=(0.0, 0.0), coriolis: bool = False,
-    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
 ) -> SoftRobots:
     """theta_rob uniform in the paper's initialisation ranges (per segment); each parameter's
     lower bound theta_min is ``minimum_fraction`` times the low end of its range."""
+    if dynamics not in DYNAMICS:
+        raise ValueError(f"unknown robot dynamics {dynamics!r}; allowed: {', '.join(DYNAMICS)}")
     low = jnp.asarray([init_ranges[name][0] for name in PARAMETER_NAMES])
     high = jnp.asarray([init_ranges[name][1] for name in PARAMETER_NAMES])
     physical = jax.random.uniform(key, (n_robots, n_pcs, len(PARAMETER_NAMES)), minval=low, maxval=high)
     minimum = np.asarray(low) * minimum_fraction
     raw = jnp.asarray(softplus_inverse(np.asarray(physical) - minimum))
     return SoftRobots(raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis,
-                      int(gauss_points))
+                      int(gauss_points), dynamics)

@@ -33,57 +33,62 @@ def n_substeps(reference_dt: float, sim_dt: float) -> int:
 
 def _vector_field(t, state, args):
     reservoir, dynamics, T_ff = args
-    Q, Qdot = state
-    T = reservoir.feedback_torque(Q, Qdot) + T_ff
-    return Qdot, dynamics.acceleration(Q, Qdot, T)
+    Q, Qdot = state  # (batch, ny) each
+    T = jax.vmap(reservoir.feedback_torque)(Q, Qdot) + T_ff
+    return Qdot, dynamics.accelerations(Q, Qdot, T)
 
 
 def held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps):
-    """Advance (Q, Q') over one input sample held for reference_dt, with ``steps`` Euler steps.
+    """Advance the batch of states (Q, Q'), each (batch, ny), over one input sample u_k (batch,
+    nu) held for reference_dt, with ``steps`` Euler steps.
 
     reference_dt and steps may be traced, so one compiled rollout serves every RON time step.
     """
     solution = diffrax.diffeqsolve(
         diffrax.ODETerm(_vector_field), diffrax.Euler(), t0=0.0, t1=reference_dt, dt0=reference_dt / steps,
-        y0=state, args=(reservoir, dynamics, reservoir.feedforward_torque(u_k)), saveat=diffrax.SaveAt(t1=True),
-        stepsize_controller=diffrax.ConstantStepSize(), max_steps=None,
+        y0=state, args=(reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k)),
+        saveat=diffrax.SaveAt(t1=True), stepsize_controller=diffrax.ConstantStepSize(), max_steps=None,
         throw=False,  # a diverging state is reported by the caller, never raised mid-rollout
     )
     return jax.tree_util.tree_map(lambda x: x[-1], solution.ys)
 
 
 def _peak(state):
-    """max(|Q|, |Q'|); a non-finite value counts as infinite (NaN would be lost by max)."""
-    values = jnp.abs(jnp.concatenate(state))
-    return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf))
+    """max(|Q|, |Q'|) per sequence, (batch,); a non-finite value counts as infinite (NaN would
+    be lost by max)."""
+    values = jnp.abs(jnp.concatenate(state, axis=-1))
+    return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf), axis=-1)
 
 
 def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
-    """Q (batch, time, ny) or (batch, ny) and the peak (batch,) of one reservoir (unjitted core)."""
+    """Q (batch, time, ny) or (batch, ny) and the peak (batch,) of one reservoir (unjitted core).
+
+    The sequences advance together: every Euler substep is one batched evaluation of the
+    controllers and the robot dynamics over all sequences.
+    """
     dynamics = reservoir.robots.build()  # constant over the rollout: build once, not per substep
     Q0 = reservoir.initial_Q()
     u = u.astype(Q0.dtype)
+    batch = u.shape[0]
 
-    def one_sequence(u_seq):
-        def step(carry, u_k):
-            state, peak = carry
-            state = held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps)
-            peak = jnp.maximum(peak, _peak(state))
-            # past the bound the run is diverged: continue on NaN, which is cheap, rather than on
-            # huge strains whose sin/cos cost ~10x more per substep and tell nothing
-            state = jax.tree_util.tree_map(lambda x: jnp.where(peak <= bound, x, jnp.nan), state)
-            return (state, peak), (state[0] if keep == "all" else None)
+    def step(carry, u_k):
+        state, peak = carry
+        state = held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps)
+        peak = jnp.maximum(peak, _peak(state))
+        # past the bound the run is diverged: continue on NaN, which is cheap, rather than on
+        # huge strains whose sin/cos cost ~10x more per substep and tell nothing
+        state = jax.tree_util.tree_map(lambda x: jnp.where((peak <= bound)[:, None], x, jnp.nan), state)
+        return (state, peak), (state[0] if keep == "all" else None)
 
-        start = ((Q0, jnp.zeros_like(Q0)), jnp.asarray(0.0, Q0.dtype))
-        (final, peak), Qs = jax.lax.scan(step, start, u_seq)
-        return (Qs if keep == "all" else final[0]), peak
-
-    return jax.vmap(one_sequence)(u)
+    Q0 = jnp.broadcast_to(Q0, (batch,) + Q0.shape)
+    start = ((Q0, jnp.zeros_like(Q0)), jnp.zeros(batch, Q0.dtype))
+    (final, peak), Qs = jax.lax.scan(step, start, jnp.swapaxes(u, 0, 1))
+    return (jnp.swapaxes(Qs, 0, 1) if keep == "all" else final[0]), peak
 
 
 _single_rollout = eqx.filter_jit(_rollout)
 # one program for a whole stack of reservoirs (leading axis S on every array leaf): a variant's seeds
-# are traced and compiled once (on one CPU core the substeps still cost the same, ~2 us per segment)
+# are traced and compiled once
 _stacked_rollout = eqx.filter_jit(eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None)))
 
 

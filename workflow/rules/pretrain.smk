@@ -13,7 +13,7 @@ def architecture(wc):
         "init_ranges": robot["init_ranges"], "controller": config["pretrain"]["controller"],
         "sigma": config["pretrain"]["map_sigma_init"], "s_min": config["pretrain"]["map_s_min"],
         "gravity": robot["gravity"], "coriolis": robot["coriolis"], "minimum_fraction": robot["minimum_fraction"],
-        "gauss_points": robot["gauss_points"],
+        "gauss_points": robot["gauss_points"], "dynamics": robot["dynamics"],
     }
 
 
