@@ -1,6 +1,7 @@
 """The fused planar PCS kernel (physres.pcs) against soromox, the paper's library: B, K, D, G,
 the accelerations (with and without Coriolis) and their gradients, on random states with bends
-up to |kappa L| = pi per segment, for 1, 2 and 5 segments, gravity on and off."""
+up to |kappa L| = pi per segment, for 1, 2 and 5 segments, gravity on and off. Up to 2 segments
+without Coriolis the kernel runs unrolled; 5 segments and Coriolis take the array form."""
 import jax
 import jax.numpy as jnp
 import numpy as np

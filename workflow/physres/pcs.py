@@ -209,22 +209,120 @@ def inertia_and_forces(theta, q, qdot, gravity, gauss_points: int, coriolis: boo
     return B, force
 
 
-def cholesky_solve(B: Float[Array, "*P m m batch"], rhs: Float[Array, "*P m batch"]) -> Float[Array, "*P m batch"]:
-    """x with B x = rhs for symmetric positive definite B, unrolled over the m x m entries so
-    that every operation runs over the contiguous batch axis."""
-    m = B.shape[-2]
+def cholesky_solve(entry, rhs: list) -> list:
+    """x with B x = rhs for symmetric positive definite B (m x m), unrolled over its entries:
+    ``entry(i, j)`` (i >= j) and every rhs[i] are arrays over the batch, so that every operation
+    runs over the contiguous batch axis. Returns x as a list of m such arrays."""
+    m = len(rhs)
     chol = {}
     for j in range(m):
-        chol[j, j] = jnp.sqrt(B[..., j, j, :] - sum((chol[j, k] ** 2 for k in range(j)), 0.0))
+        chol[j, j] = jnp.sqrt(entry(j, j) - sum((chol[j, k] ** 2 for k in range(j)), 0.0))
         for i in range(j + 1, m):
-            chol[i, j] = (B[..., i, j, :] - sum((chol[i, k] * chol[j, k] for k in range(j)), 0.0)) / chol[j, j]
+            chol[i, j] = (entry(i, j) - sum((chol[i, k] * chol[j, k] for k in range(j)), 0.0)) / chol[j, j]
     z = []
     for i in range(m):
-        z.append((rhs[..., i, :] - sum((chol[i, k] * z[k] for k in range(i)), 0.0)) / chol[i, i])
+        z.append((rhs[i] - sum((chol[i, k] * z[k] for k in range(i)), 0.0)) / chol[i, i])
     x = [None] * m
     for i in reversed(range(m)):
         x[i] = (z[i] - sum((chol[k, i] * x[k] for k in range(i + 1, m)), 0.0)) / chol[i, i]
-    return jnp.stack(x, axis=-2)
+    return x
+
+
+# segments per robot up to which the Coriolis-free dynamics run unrolled: beyond, and with
+# Coriolis terms (their second derivatives), the unrolled form compiles too slowly
+UNROLLED_UP_TO = 2
+
+
+def _unrolled_nodes(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gauss_points: int) -> list[dict]:
+    """The Gauss nodes of every segment, unrolled: per node its quadrature weight W, segment i,
+    position (px, py) and the Jacobian rows J_theta, J_px, J_py as lists over the 3 n coordinates
+    of arrays over the batch (None where the entry is zero). Same formulas as node_kinematics."""
+    x, _ = gauss_legendre(gauss_points)
+    n = q.shape[-3]
+    m = 3 * n
+    kappa = [q[..., j, 0, :] for j in range(n)]
+    sigma_x = [1.0 + q[..., j, 1, :] for j in range(n)]
+    sigma_y = [q[..., j, 2, :] for j in range(n)]
+    lengths = [L[..., j, :] for j in range(n)]
+
+    def displacement(j, s, rotate):
+        """p(s) - p_j of segment j in the world frame and its derivatives in (kappa, sigma_x, sigma_y)."""
+        ks = kappa[j] * s
+        a, b = s * sinc(ks), s * cosc(ks)
+        da, db = s * s * sinc_prime(ks), s * s * cosc_prime(ks)
+        sx, sy = sigma_x[j], sigma_y[j]
+        return (rotate(a * sx - b * sy, b * sx + a * sy),
+                [rotate(da * sx - db * sy, db * sx + da * sy), rotate(a, b), rotate(-b, a)])
+
+    nodes, earlier = [], []  # earlier: per segment before the current one, its tip and derivatives
+    phi, base = None, (0.0, 0.0)
+    for i in range(n):
+        if phi is None:  # the first segment starts along the base's x axis
+            rotate = lambda ux, uy: (ux, uy)  # noqa: E731
+        else:
+            c, sn = jnp.cos(phi), jnp.sin(phi)
+            rotate = lambda ux, uy, c=c, sn=sn: (c * ux - sn * uy, sn * ux + c * uy)  # noqa: E731
+        for g in range(gauss_points):
+            s = float(x[g]) * lengths[i]
+            (dx, dy), own = displacement(i, s, rotate)
+            px, py = base[0] + dx, base[1] + dy
+            J_theta, J_px, J_py = [None] * m, [None] * m, [None] * m
+            for j, (tip, derivatives) in enumerate(earlier):
+                J_theta[3 * j] = lengths[j]
+                # kappa_j also turns everything after segment j about its tip
+                J_px[3 * j] = derivatives[0][0] - lengths[j] * (py - tip[1])
+                J_py[3 * j] = derivatives[0][1] + lengths[j] * (px - tip[0])
+                for c_ in (1, 2):
+                    J_px[3 * j + c_], J_py[3 * j + c_] = derivatives[c_]
+            J_theta[3 * i] = s
+            for c_ in range(3):
+                J_px[3 * i + c_], J_py[3 * i + c_] = own[c_]
+            nodes.append({"i": i, "g": g, "px": px, "py": py, "J_theta": J_theta, "J_px": J_px, "J_py": J_py})
+        (dx, dy), derivatives = displacement(i, lengths[i], rotate)
+        base = (base[0] + dx, base[1] + dy)
+        earlier.append((base, derivatives))
+        phi = kappa[i] * lengths[i] if phi is None else phi + kappa[i] * lengths[i]
+    return nodes
+
+
+def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
+    """q'' without Coriolis terms as a list over the 3 n coordinates of arrays (*P, B), from the
+    unrolled nodes."""
+    L, rho_area, rho_inertia, stiffness, damping = segment_constants(theta)
+    _, weights = gauss_legendre(gauss_points)
+    n = q.shape[-3]
+    m = 3 * n
+    nodes = _unrolled_nodes(L, q, gauss_points)
+    W = [[float(weights[g]) * L[..., i, :] for g in range(gauss_points)] for i in range(n)]
+    w_rot = [[W[i][g] * rho_inertia[..., i, :] for g in range(gauss_points)] for i in range(n)]
+    w_lin = [[W[i][g] * rho_area[..., i, :] for g in range(gauss_points)] for i in range(n)]
+
+    def product(u, v):
+        return None if u is None or v is None else u * v
+
+    B = {}
+    for a in range(m):
+        for b in range(a + 1):
+            total = 0.0
+            for node in nodes:
+                i, g = node["i"], node["g"]
+                rot = product(node["J_theta"][a], node["J_theta"][b])
+                lin = [product(node["J_px"][a], node["J_px"][b]), product(node["J_py"][a], node["J_py"][b])]
+                if rot is not None:
+                    total = total + w_rot[i][g] * rot
+                lin = [t for t in lin if t is not None]
+                if lin:
+                    total = total + w_lin[i][g] * sum(lin[1:], lin[0])
+            B[a, b] = total
+    force = [stiffness[..., j, c, :] * q[..., j, c, :] + damping[..., j, c, :] * qdot[..., j, c, :] - tau[..., j, c, :]
+             for j in range(n) for c in range(3)]
+    if gravity[0] != 0.0 or gravity[1] != 0.0:  # G = -sum over nodes of w rho A J_p^T g
+        for node in nodes:
+            i, g = node["i"], node["g"]
+            for a in range(m):
+                if node["J_px"][a] is not None:
+                    force[a] = force[a] - w_lin[i][g] * (node["J_px"][a] * gravity[0] + node["J_py"][a] * gravity[1])
+    return cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
 
 
 def accelerations(
@@ -236,6 +334,11 @@ def accelerations(
     n_robots, n = theta.shape[-3], theta.shape[-2]
     batch_last = lambda X: jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)  # noqa: E731
     q, qdot, tau = batch_last(Q), batch_last(Qdot), batch_last(T)
-    B, force = inertia_and_forces(theta, q, qdot, base_frame_gravity(gravity), gauss_points, coriolis)
-    qddot = cholesky_solve(B, tau.reshape(force.shape) - force)  # (N, 3n, batch)
-    return jnp.moveaxis(qddot, -1, -3).reshape(Q.shape)
+    gravity = base_frame_gravity(gravity)
+    if n <= UNROLLED_UP_TO and not coriolis:
+        qddot = _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points)
+    else:
+        B, force = inertia_and_forces(theta, q, qdot, gravity, gauss_points, coriolis)
+        rhs = tau.reshape(force.shape) - force
+        qddot = cholesky_solve(lambda i, j: B[..., i, j, :], [rhs[..., i, :] for i in range(3 * n)])
+    return jnp.moveaxis(jnp.stack(qddot, axis=-2), -1, -3).reshape(Q.shape)  # (N, 3n, batch) -> (batch, ny)
