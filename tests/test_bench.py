@@ -11,8 +11,9 @@ TINY = ["--states", "8", "--samples", "64", "--batch-size", "32", "--epochs", "1
 
 
 @pytest.mark.parametrize("part, expected", [
-    ("pretrain", ["ratio physres / soromox", "projected paper-scale run", "soromox's dynamics and their gradient alone"]),
-    ("rollout", ["ratio physres / naive", "projected sMNIST ny=15 rollout"]),
+    ("pretrain", ["ratio physres / soromox: forward", "pretraining (soromox)", "projected paper-scale run",
+                  "ratio physres / soromox (projected run)"]),
+    ("rollout", ["us per segment-substep", "ratio physres / soromox", "projected sMNIST ny=15 rollout"]),
     ("step", ["seed 0:", "speed-up"]),
     ("quadrature", ["|kappa L| <= 3.14 rad: 2 points"]),
 ])

@@ -5,16 +5,16 @@
     python -m physres.bench --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
     python -m physres.bench --part quadrature                              # Gauss points of B(q)
 
-1. forward-dynamics throughput of the physical reservoir (no Coriolis, as pretrained) against
-   soromox's own ``forward_dynamics`` on the same batch of states;
+Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
+(robot.dynamics: soromox) back to back in the same run and prints their ratio:
+1. robot dynamics throughput (no Coriolis, as pretrained), forward and value_and_grad with
+   respect to theta_rob, on the same batch of states;
 2. pretraining throughput: samples x epochs per second per start, with all starts vmapped;
 3. the projected wall time of one paper-scale run (1500 epochs, m = 1e5 split 70 %, 4 starts)
-   beside the paper's 50-90 minutes on an RTX 3090, and the floor that soromox's dynamics set:
-   the same run's robot accelerations and their gradient alone (no map, controllers or Adam);
-4. (--part rollout) rollout throughput, substeps x sequences per second, of physres's rollout
-   (robots built once per rollout, T_ff once per input step) against a naive per-substep loop
-   that rebuilds the robots and recomputes T_ff at every substep, and the projected time of the
-   paper's sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
+   beside the paper's 50-90 minutes on an RTX 3090;
+4. (--part rollout) the cost of a physical rollout per PCS segment and Euler substep, the largest
+   difference between the two implementations' states, and the projected time of one reservoir's
+   sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
 5. (--part step) what a coarser explicit-Euler step (--coarse-dt, e.g. quick.yaml's 0.5 ms) costs
    in accuracy and gains in speed against the paper's 0.1 ms, on the unoptimized reservoirs of
    the benchmark (robots drawn per seed as the pretraining starts draw them): per seed the
@@ -34,6 +34,7 @@ import numpy as np
 import yaml
 
 from physres.config import SCHEMA
+from physres.robot import DYNAMICS
 
 
 def best_time(fn, repeats: int) -> float:
@@ -92,53 +93,64 @@ def main(argv=None) -> None:
 
 
 def pretraining_benchmark(args) -> None:
+    """Parts 1-3 for the fused kernel and for soromox's path, in the same run."""
+    rng = np.random.default_rng(0)
+    Q, Qd, T = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * scale)
+                for scale in (0.1, 1.0, 1e-4))
+    print(f"robot dynamics, {args.starts} x {args.batch_size} states of ny={args.ny} "
+          f"({args.n_robots} x {args.n_pcs} segments), no Coriolis, states/s:")
+    rates = {}
+    for dynamics in DYNAMICS:
+        robots = stacked_models(args, dynamics).robots
+        forward = eqx.filter_jit(eqx.filter_vmap(lambda r, q, qd, t: r.accelerations(q, qd, t)))
+        value_and_grad = eqx.filter_jit(eqx.filter_vmap(eqx.filter_value_and_grad(
+            lambda r, q, qd, t: jnp.sum(r.accelerations(q, qd, t) ** 2))))
+        n = args.starts * args.batch_size
+        rates[dynamics] = (n / best_time(lambda: jax.block_until_ready(forward(robots, Q, Qd, T)), 5),
+                           n / best_time(lambda: jax.block_until_ready(value_and_grad(robots, Q, Qd, T)), 5))
+        print(f"  {dynamics:8s} forward {rates[dynamics][0]:12.0f}   value_and_grad (theta_rob) {rates[dynamics][1]:12.0f}")
+    print(f"  ratio physres / soromox: forward {rates['physres'][0] / rates['soromox'][0]:.2f}, "
+          f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}")
+
+    paper = {}
+    for dynamics in DYNAMICS:
+        per_epoch, first, trained = pretraining_epoch_time(args, dynamics, rng)
+        rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
+        paper[dynamics] = 1500 * 70000 / rate
+        print(f"pretraining ({dynamics}), {args.starts} starts vmapped, {trained} samples/epoch, batch {args.batch_size}:")
+        print(f"  first epoch incl. compile:    {first:12.1f} s")
+        print(f"  one epoch (fastest of {args.epochs}):      {per_epoch:12.2f} s")
+        print(f"  samples x epochs / s / start: {rate:12.0f}")
+        print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
+              f"{paper[dynamics] / 60:.1f} min (paper: 50-90 min on an RTX 3090)")
+    print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
+
+
+def stacked_models(args, dynamics: str):
+    """The benchmark's starts (seeds 0..starts-1), stacked."""
     from physres.physical import init_physical_reservoir, stack_models
+
+    return stack_models([init_physical_reservoir(jax.random.PRNGKey(s), args.ny, 1, args.n_robots, args.n_pcs,
+                                                 init_ranges(), controller=args.controller,
+                                                 gauss_points=args.gauss_points, dynamics=dynamics)
+                         for s in range(args.starts)])
+
+
+def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]:
+    """(fastest epoch of args.epochs in s, first epoch with compilation in s, samples per epoch)
+    of the multi-start pretraining on random data."""
     from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
-    from physres.robot import pcs_robot
 
-    ranges = init_ranges()
-    ny, rng = args.ny, np.random.default_rng(0)
-
-    # 1. forward dynamics, same states, same robots
-    model = init_physical_reservoir(jax.random.PRNGKey(0), ny, 1, args.n_robots, args.n_pcs, ranges,
-                                    controller=args.controller, gauss_points=args.gauss_points)
-    Q = jnp.asarray(rng.normal(size=(args.states, ny)) * 0.1)
-    Qd = jnp.asarray(rng.normal(size=(args.states, ny)))
-    T = jnp.asarray(rng.normal(size=(args.states, ny)) * 1e-4)
-    ours = jax.jit(jax.vmap(model.robots.acceleration))
-    theta, gravity = model.robots.theta(), jnp.zeros(2)
-    n = 3 * args.n_pcs
-
-    def soromox_forward(Q, Qd, T):
-        def one_robot(theta_i, q, qd, tau):
-            return pcs_robot(theta_i, gravity, args.gauss_points).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[n:]
-
-        split = lambda x: x.reshape(args.n_robots, n)  # noqa: E731
-        return jax.vmap(one_robot)(theta, split(Q), split(Qd), split(T)).reshape(-1)
-
-    theirs = jax.jit(jax.vmap(soromox_forward))
-    t_ours = best_time(lambda: ours(Q, Qd, T).block_until_ready(), 5)
-    t_theirs = best_time(lambda: theirs(Q, Qd, T).block_until_ready(), 5)
-    print(f"forward dynamics, {args.states} states of ny={ny} ({args.n_robots} x {args.n_pcs} segments):")
-    print(f"  physres (no Coriolis):        {args.states / t_ours:12.0f} states/s")
-    print(f"  soromox forward_dynamics:     {args.states / t_theirs:12.0f} states/s (with Coriolis)")
-    print(f"  ratio physres / soromox:      {t_theirs / t_ours:12.2f}")
-
-    # 2. pretraining throughput
-    m = args.samples
+    m, ny = args.samples, args.ny
     split = lambda size: {"y": rng.normal(size=(size, ny)) * 0.2, "ydot": rng.normal(size=(size, ny)),  # noqa: E731
                           "u": rng.uniform(size=(size, 1)), "yddot": rng.normal(size=(size, ny))}
-    data = {"train": split(m), "val": split(max(1, m // 7))}
-    models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), ny, 1, args.n_robots, args.n_pcs, ranges,
-                                                   controller=args.controller, gauss_points=args.gauss_points)
-                           for s in range(args.starts)])
-
+    train, val = (jax.tree_util.tree_map(jnp.asarray, split(size)) for size in (m, max(1, m // 7)))
+    models = stacked_models(args, dynamics)
     schedule = Schedule(1 + args.epochs, 1, 1e-3, 1e-6, args.batch_size, 1.0)
     spec = trainable(models)
     optimizer = make_optimizer(schedule, m // args.batch_size)
     state = init_state(models, optimizer, spec, schedule.epochs)
     step = make_train_step(optimizer, spec, schedule, m)
-    train, val = (jax.tree_util.tree_map(jnp.asarray, data[s]) for s in ("train", "val"))
     freeze = jnp.asarray(False)
 
     def epoch(state, e):
@@ -148,86 +160,42 @@ def pretraining_benchmark(args) -> None:
 
     start = time.perf_counter()
     state = epoch(state, 0)
-    compile_and_one = time.perf_counter() - start
+    first = time.perf_counter() - start
     times = []
     for e in range(1, 1 + args.epochs):
         start = time.perf_counter()
         state = epoch(state, e)
         times.append(time.perf_counter() - start)
-    per_epoch = min(times)  # the least disturbed epoch, as best_time takes the least disturbed call
-    trained = (m // args.batch_size) * args.batch_size
-    rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
-    print(f"pretraining, {args.starts} starts vmapped, {trained} samples/epoch, batch {args.batch_size}:")
-    print(f"  first epoch incl. compile:    {compile_and_one:12.1f} s")
-    print(f"  one epoch (fastest of {args.epochs}):      {per_epoch:12.2f} s")
-    print(f"  samples x epochs / s / start: {rate:12.0f}")
-    paper = 1500 * 70000 / rate
-    print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
-          f"{paper / 60:.1f} min (paper: 50-90 min on an RTX 3090)")
-    floor = dynamics_gradient_time(models.robots, rng, args) * (70000 // args.batch_size) * 1500
-    print(f"  of which soromox's dynamics and their gradient alone: {floor / 60:.1f} min ({100 * floor / paper:.0f} %)")
-
-
-def dynamics_gradient_time(robots, rng, args) -> float:
-    """Seconds per minibatch step of the robot accelerations and their gradient with respect to
-    theta_rob alone: the part of a pretraining step that is soromox's dynamics. The steps of an
-    epoch run in one lax.scan, as in pretraining (XLA on CPU runs a step ~1.5x slower alone)."""
-    steps = args.samples // args.batch_size
-    Q = jnp.asarray(rng.normal(size=(steps, args.starts, args.batch_size, args.ny)) * 0.01)
-    Qd, T = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * scale) for scale in (1.0, 1e-4))
-
-    def total(robots, Q):
-        per_start = lambda r, q, qd, t: jax.vmap(r.acceleration)(q, qd, t)  # noqa: E731
-        return jnp.sum(jax.vmap(per_start)(robots, Q, Qd, T) ** 2)
-
-    @eqx.filter_jit
-    def epoch(robots, Q):
-        def step(carry, Q_step):
-            value, grads = eqx.filter_value_and_grad(total)(robots, Q_step)
-            return carry + value + jnp.sum(grads.raw), None
-        return jax.lax.scan(step, jnp.zeros((), Q.dtype), Q)[0]
-
-    return best_time(lambda: jax.block_until_ready(epoch(robots, Q)), 3) / steps
+    # the least disturbed epoch, as best_time takes the least disturbed call
+    return min(times), first, (m // args.batch_size) * args.batch_size
 
 
 def rollout_benchmark(args) -> None:
+    """The same rollout (--sequences x --inputs x --substeps of 0.1 ms) through the fused kernel
+    and through soromox: cost per PCS segment and Euler substep, and the largest difference."""
     from physres.physical import init_physical_reservoir
     from physres.simulate import physical_rollout
 
-    model = init_physical_reservoir(jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(),
-                                    controller=args.controller, gauss_points=args.gauss_points)
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     sim_dt = 1e-4
     reference_dt = args.substeps * sim_dt
-
-    @eqx.filter_jit
-    def naive(model, u):
-        """Every substep rebuilds the robots from theta_rob and recomputes T_ff(u_k)."""
-        def one_sequence(u_seq):
-            def substep(state, u_k):
-                Q, Qdot = state
-                Qddot = model.robots.acceleration(Q, Qdot, model.actuation(Q, Qdot, u_k))
-                return (Q + sim_dt * Qdot, Qdot + sim_dt * Qddot), None
-
-            (Q, _), _ = jax.lax.scan(substep, (model.map.c, jnp.zeros_like(model.map.c)),
-                                     jnp.repeat(u_seq, args.substeps, axis=0))
-            return Q
-        return jax.vmap(one_sequence)(u)
-
-    ours = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
-    theirs = lambda: naive(model, u).block_until_ready()  # noqa: E731
-    t_ours, t_theirs = best_time(ours, 3), best_time(theirs, 3)
-    a, b = ours(), theirs()
-    difference = float(jnp.max(jnp.abs(a - b)) / jnp.max(jnp.abs(b)))
-    work = args.sequences * args.inputs * args.substeps
+    segment_substeps = args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs
     print(f"rollout, ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), {args.sequences} sequences x "
           f"{args.inputs} inputs x {args.substeps} substeps:")
-    print(f"  physres rollout:              {work / t_ours:12.0f} substeps x sequences / s")
-    print(f"  naive per-substep loop:       {work / t_theirs:12.0f} substeps x sequences / s")
-    print(f"  ratio physres / naive:        {t_theirs / t_ours:12.2f}   (max |Q difference| / max |Q|: {difference:.1e})")
-    smnist = 35000 * 784 * 100
-    print(f"  projected sMNIST ny=15 rollout (35000 x 784 x 100): {smnist / (work / t_ours) / 60:.1f} min "
-          f"at this rate (target: 2 min on one H100)")
+    cost, states = {}, {}
+    for dynamics in DYNAMICS:
+        model = init_physical_reservoir(jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(),
+                                        controller=args.controller, gauss_points=args.gauss_points, dynamics=dynamics)
+        run = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
+        cost[dynamics] = best_time(run, 3) / segment_substeps
+        states[dynamics] = run()
+        print(f"  {dynamics:8s} {1e6 * cost[dynamics]:8.3f} us per segment-substep")
+    difference = float(jnp.max(jnp.abs(states["physres"] - states["soromox"])) / jnp.max(jnp.abs(states["soromox"])))
+    print(f"  ratio physres / soromox: {cost['soromox'] / cost['physres']:.2f}   "
+          f"(max |Q difference| / max |Q|: {difference:.1e})")
+    smnist = 35000 * 784 * 100 * 15 / 3  # sMNIST ny = 15: 5 robots of 1 segment
+    print(f"  projected sMNIST ny=15 rollout of one reservoir (35000 x 784 x 100 substeps, 5 segments) at this "
+          f"cost: {smnist * cost['physres'] / 60:.1f} min")
 
 
 def euler_step_benchmark(args) -> None:
