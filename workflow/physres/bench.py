@@ -172,8 +172,10 @@ def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]
 
 def rollout_benchmark(args) -> None:
     """The same rollout (--sequences x --inputs x --substeps of 0.1 ms) through the fused kernel
-    and through soromox: cost per PCS segment and Euler substep, and the largest difference."""
-    from physres.physical import init_physical_reservoir
+    and through soromox: cost per PCS segment and Euler substep, and the largest difference. The
+    reservoir is the benchmark's unoptimized one of seed 0 (an untrained PhysicalReservoir's
+    random feedback MLP makes a chaotic system, where rounding differences grow to O(1))."""
+    from physres.physical import init_unoptimized_reservoir
     from physres.simulate import physical_rollout
 
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
@@ -184,8 +186,11 @@ def rollout_benchmark(args) -> None:
           f"{args.inputs} inputs x {args.substeps} substeps:")
     cost, states = {}, {}
     for dynamics in DYNAMICS:
-        model = init_physical_reservoir(jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(),
-                                        controller=args.controller, gauss_points=args.gauss_points, dynamics=dynamics)
+        robot = paper_config()["robot"]
+        model = init_unoptimized_reservoir(
+            jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
+            gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
+            gauss_points=args.gauss_points, dynamics=dynamics, **paper_config()["benchmark"]["unoptimized"])
         run = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
         cost[dynamics] = best_time(run, 3) / segment_substeps
         states[dynamics] = run()
