@@ -35,10 +35,27 @@ def test_exact_p_values_against_enumeration():
 
 
 def test_nan_runs_dropped_and_diverged_runs_ranked_worst():
-    runs = pd.DataFrame({"metric": "nrmse", "value": [0.5, np.nan, 0.7, 0.9], "diverged": [False, True, True, False]})
-    np.testing.assert_array_equal(rank_test_values(runs), [0.5, np.inf, 0.9])
+    """A diverged run has no score (NaN) but keeps the worst rank; a NaN run that did not diverge
+    is dropped."""
+    runs = pd.DataFrame({"metric": "nrmse", "value": [0.5, np.nan, 0.7, 0.9, np.nan],
+                         "diverged": [False, True, True, False, False]})
+    np.testing.assert_array_equal(rank_test_values(runs), [0.5, np.inf, np.inf, 0.9])
     runs["metric"] = "accuracy"
-    np.testing.assert_array_equal(rank_test_values(runs), [0.5, -np.inf, 0.9])
+    np.testing.assert_array_equal(rank_test_values(runs), [0.5, -np.inf, -np.inf, 0.9])
+
+
+def test_diverged_baseline_run_counts_as_its_worst_rank():
+    """Hand-enumerated: pretrained NRMSE 0.50-0.53 against a baseline of 0.60, 0.70, 0.80 and one
+    diverged run. Ranked worst, the diverged run completes the perfect separation of 4 against 4,
+    whose exact one-sided p is 1 / C(8, 4) = 1 / 70; dropped, it would leave 4 against 3, 1 / 35."""
+    rows = [{"task": "mackey_glass", "ny": 6, "variant": v, "seed": s, "metric": "nrmse", "value": val,
+             "diverged": bool(np.isnan(val))}
+            for v, vals in (("pretrained", [0.5, 0.51, 0.52, 0.53]), ("unoptimized", [0.6, 0.7, 0.8, np.nan]))
+            for s, val in enumerate(vals)]
+    table = significance_table(pd.DataFrame(rows), alpha=0.05).set_index("baseline")
+    assert table.loc["unoptimized", "p_value"] == pytest.approx(1 / 70)
+    assert table.loc["unoptimized", "n_baseline"] == 4 and table.loc["unoptimized", "n_nan_runs"] == 0
+    assert brute_force_p(-np.array([0.5, 0.51, 0.52, 0.53]), -np.array([0.6, 0.7, 0.8, np.inf])) == pytest.approx(1 / 70)
 
 
 def test_significance_table_counts_nan_runs():

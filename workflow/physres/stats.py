@@ -1,8 +1,10 @@
 """Statistics of the PRC benchmark (paper, Sec. 5.2 and supplementary F).
 
 Rank test: one-sided exact Mann-Whitney U of the pretrained reservoir against a baseline per
-(task, ny). NaN runs (no score: non-finite activations) are excluded; diverged runs that still
-have a score are kept at the worst rank.
+(task, ny). As in the paper's supplementary F, diverged runs are kept at the worst rank (they
+have no score, so they stay out of every mean and std, but a run that blew up is certainly worse
+than one that did not); NaN runs that did not diverge (a score that failed for another reason)
+are excluded.
 
 Summary figures, with performance oriented so that higher is better (accuracy, or 1 / NRMSE):
 - share of the RON's performance retained: mean over cells of perf(pretrained) / perf(RON);
@@ -26,11 +28,14 @@ BASELINES = ("unoptimized", "partial")
 
 
 def rank_test_values(runs: pd.DataFrame) -> np.ndarray:
-    """Per-seed values for the rank test: NaN runs dropped, diverged runs at the worst rank."""
+    """Per-seed values for the rank test: diverged runs at the worst rank (with or without a
+    score), NaN runs that did not diverge dropped."""
     higher = HIGHER_IS_BETTER[runs["metric"].iloc[0]]
-    scored = runs[np.isfinite(runs["value"].astype(float))]
+    diverged = runs["diverged"].astype(bool).to_numpy()
+    values = runs["value"].astype(float).to_numpy()
+    kept = diverged | np.isfinite(values)
     worst = -np.inf if higher else np.inf
-    return np.where(scored["diverged"].astype(bool), worst, scored["value"].astype(float))
+    return np.where(diverged[kept], worst, values[kept])
 
 
 def mann_whitney_p(ours: np.ndarray, baseline: np.ndarray, higher_is_better: bool) -> float:
