@@ -67,6 +67,32 @@ def test_full_changes_theta_rob_and_rob_fixed_keeps_it_bitwise(problem, full_run
     assert not np.array_equal(fixed.model.map.c, models.map.c)  # the rest did train
 
 
+def test_rob_fixed_steps_equal_a_run_without_robots_in_the_parameter_tree(problem):
+    """theta_rob's gradient does not enter the clipping norm in rob_fixed: one epoch of it moves
+    the map and controllers as an epoch whose trainable tree has no robots at all (to rounding:
+    the two backward passes compile differently)."""
+    from physres.pretrain import make_epoch, make_optimizer, trainable
+
+    models, data = problem
+    model = unstack_model(models, 0)
+    train = jax.tree_util.tree_map(jnp.asarray, data["train"])
+    # a tight clipping norm, so that clipping acts on every step
+    optimizer = make_optimizer(Schedule(3, 1, 3e-2, 1e-4, 40, 1e-3), len(train["y"]) // 40)
+    with_robots = trainable(model)
+    without_robots = eqx.tree_at(lambda m: m.robots.raw, with_robots, False)
+    results = []
+    for spec, freeze in ((with_robots, True), (without_robots, False)):
+        epoch = eqx.filter_jit(make_epoch(optimizer, spec, 40, len(train["y"])))
+        opt_state = optimizer.init(eqx.filter(model, spec))
+        results.append(epoch(model, opt_state, jax.random.PRNGKey(3), train, jnp.asarray(freeze))[0])
+    fixed, reference = results
+    np.testing.assert_array_equal(fixed.robots.raw, model.robots.raw)
+    for leaf_fixed, leaf_reference in zip(jax.tree_util.tree_leaves(eqx.filter(fixed, eqx.is_array)),
+                                          jax.tree_util.tree_leaves(eqx.filter(reference, eqx.is_array))):
+        np.testing.assert_allclose(leaf_fixed, leaf_reference, rtol=1e-9, atol=1e-12)
+    assert not np.array_equal(fixed.map.c, model.map.c)
+
+
 def test_killed_and_resumed_run_ends_where_uninterrupted_one_does(problem, full_run, tmp_path):
     resume = tmp_path / "resume.eqx"
     first = run(problem, "full", resume_path=resume, checkpoint_every=2, stop_after=3)

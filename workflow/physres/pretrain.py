@@ -4,8 +4,9 @@ All starts of one (task, ny, mode) are one stacked pytree: a single jit-compiled
 function trains them together. Loss: the acceleration equation error of Eq. (loss_fn),
 MSE = mean over the batch of ||y'' - y''_hat||^2. Optimiser: gradient clipping, then Adam with
 a linear warm-up and a cosine decay. Mode "rob_fixed" selects the old theta_rob after every
-update (jnp.where, so it is bitwise unchanged); the mode is a traced flag, so both modes share
-one compiled program. The model kept per start is the best on validation.
+update (jnp.where, so it is bitwise unchanged), and its gradient is zeroed before clipping, so
+the map and controllers take the steps they would take without robots in the parameter tree;
+the mode is a traced flag, so both modes share one compiled program. The model kept per start is the best on validation.
 """
 
 from __future__ import annotations
@@ -89,9 +90,16 @@ def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n
             params, opt_state = carry
             batch = jax.tree_util.tree_map(lambda a: a[idx], train)
             loss, grads = jax.value_and_grad(lambda p: mse_loss(eqx.combine(p, static), batch))(params)
+            # rob_fixed trains only the map and controllers: theta_rob's gradient must not enter the
+            # global norm of the clipping, or it would shrink their steps
+            robots_trainable = params.robots.raw is not None  # (a spec may leave them out)
+            if robots_trainable:
+                grads = eqx.tree_at(lambda m: m.robots.raw, grads, jnp.where(freeze_robots, 0.0, grads.robots.raw))
             updates, opt_state = optimizer.update(grads, opt_state, params)
             new = eqx.apply_updates(params, updates)
-            new = eqx.tree_at(lambda m: m.robots.raw, new, jnp.where(freeze_robots, params.robots.raw, new.robots.raw))
+            if robots_trainable:
+                new = eqx.tree_at(lambda m: m.robots.raw, new,
+                                  jnp.where(freeze_robots, params.robots.raw, new.robots.raw))
             return (new, opt_state), loss
 
         (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), order)
