@@ -213,7 +213,7 @@ def test_unoptimized_reservoir_encoding_and_robots():
     model = init_physical_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES)
     unopt = init_unoptimized_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES, input_scaling=0.5, bias_scaling=0.2,
                                        torque_scale=0.01)
-    # seed s: the unoptimized robots are the ones the rob_fixed start s keeps
+    # with the same key, the unoptimized robots are those a start draws (the workflow keys them per task)
     np.testing.assert_array_equal(unopt.robots.theta(), model.robots.theta())
     enc = unopt.encoding
     assert np.all(np.abs(enc.V) <= 0.5) and np.all(np.abs(enc.d) <= 0.2)
@@ -275,3 +275,25 @@ def test_ensemble_needs_one_file_per_seed():
             load_ensemble(variant, ["only_one.h5"], [0, 1])
     with pytest.raises(ValueError, match="allowed: ron, unoptimized, partial, pretrained"):
         load_ensemble("digital", [], [0])
+
+
+def test_unoptimized_reservoirs_are_drawn_per_task_ny_and_seed():
+    """The paper's four random unoptimized reservoirs per experiment: independent between tasks
+    (the same ny), reproducible for the same (task, ny, seed)."""
+    from physres.reservoirs import load_ensemble
+
+    architecture = dict(ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=RANGES, gravity=(0.0, 0.0), coriolis=False,
+                        minimum_fraction=0.01, gauss_points=3, dynamics="physres")
+    unoptimized = dict(input_scaling=1.0, bias_scaling=1.0, torque_scale=0.01)
+
+    def robots(task):
+        ensemble = load_ensemble("unoptimized", [], [0, 1], architecture=architecture, unoptimized=unoptimized,
+                                 reference_dt=2e-3, sim_dt=1e-3, task=task)
+        return np.asarray(jax.vmap(lambda r: r.theta())(ensemble.stacked.robots))  # (seeds, N, n_pcs, 8)
+
+    smnist, adiac = robots("smnist"), robots("adiac")
+    np.testing.assert_array_equal(smnist, robots("smnist"))
+    assert not np.any(np.isclose(smnist, adiac))  # no parameter shared between tasks
+    assert not np.any(np.isclose(smnist[0], smnist[1]))  # nor between seeds
+    with pytest.raises(ValueError, match="the task is needed"):
+        load_ensemble("unoptimized", [], [0], architecture=architecture, unoptimized=unoptimized)

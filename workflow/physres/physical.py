@@ -196,9 +196,9 @@ def init_unoptimized_reservoir(
     gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
     gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
 ) -> UnoptimizedReservoir:
-    """Robots drawn with the same key as ``init_physical_reservoir`` (so seed s has the robots
-    that the rob_fixed start s keeps), V ~ U[-input_scaling, input_scaling]^(ny x nu),
-    d ~ U[-bias_scaling, bias_scaling]^ny."""
+    """Robots drawn as ``init_physical_reservoir`` draws them from the same key (the workflow
+    gives each (task, ny, seed) its own key, physres.reservoirs.load_ensemble),
+    V ~ U[-input_scaling, input_scaling]^(ny x nu), d ~ U[-bias_scaling, bias_scaling]^ny."""
     if 3 * n_robots * n_pcs != ny:
         raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
     k_rob, _, k_encoding, _ = jax.random.split(key, 4)

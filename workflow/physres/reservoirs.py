@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from physres.io import atomic_h5, write_h5_attrs
 from physres.physical import stack_models
 from physres.ron import RON, ron_from_arrays, ron_rollout, ron_to_arrays
+from physres.seeding import jax_key_for
 from physres.simulate import stacked_rollout
 
 
@@ -97,13 +98,14 @@ UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gra
 def load_ensemble(
     variant: str, paths: list[str], seeds: list[int], *, architecture: dict | None = None,
     unoptimized: dict | None = None, reference_dt: float | None = None, sim_dt: float | None = None,
-    divergence_bound: float = float("inf"),
+    divergence_bound: float = float("inf"), task: str | None = None,
 ) -> Ensemble:
     """The reservoirs of one variant for one (task, ny), one per seed.
 
     ron: the reference RON files (one per seed); pretrained / partial: the full / rob_fixed
-    checkpoints (one per start); unoptimized: no files, robots and encoding drawn per seed from
-    ``architecture`` and ``unoptimized`` (the config's scalings).
+    checkpoints (one per start); unoptimized: no files, robots and encoding drawn per (task, ny,
+    seed) from ``architecture`` and ``unoptimized`` (the config's scalings): the paper's four
+    random initialisations per experiment, independent between experiments.
     """
     if variant in ("ron", "pretrained", "partial") and len(paths) != len(seeds):
         raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
@@ -117,8 +119,11 @@ def load_ensemble(
     if variant == "unoptimized":
         from physres.physical import init_unoptimized_reservoir
 
+        if task is None:
+            raise ValueError("unoptimized: the task is needed to draw its robots and encoding")
         kwargs = {k: architecture[k] for k in UNOPTIMIZED_ARCHITECTURE}
-        models = [init_unoptimized_reservoir(jax.random.PRNGKey(seed), **kwargs, **unoptimized) for seed in seeds]
+        models = [init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
+                  for seed in seeds]
         return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
     raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained")
 

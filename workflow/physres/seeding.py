@@ -15,3 +15,10 @@ def rng_for(seed: int, *purpose: object) -> np.random.Generator:
     """
     words = [zlib.crc32(str(p).encode()) for p in purpose]
     return np.random.default_rng(np.random.SeedSequence([int(seed), *words]))
+
+
+def jax_key_for(seed: int, *purpose: object):
+    """A JAX PRNG key keyed by ``seed`` and a purpose, like ``rng_for``."""
+    import jax
+
+    return jax.random.PRNGKey(int(rng_for(seed, *purpose).integers(2**31)))

@@ -11,7 +11,7 @@ wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, architecture=p.architecture,
                          unoptimized=p.unoptimized, reference_dt=p.reference_dt, sim_dt=p.sim_dt,
-                         divergence_bound=p.divergence_bound)
+                         divergence_bound=p.divergence_bound, task=wc.task)
 splits = {"train": task.train.u, "test": task.test.u}
 if task.train.u.shape[1:] == task.test.u.shape[1:]:
     # both splits in one pass: one traced and compiled rollout, one call for all seeds
