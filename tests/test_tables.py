@@ -53,3 +53,39 @@ def test_trajectory_figure_draws_the_first_start_that_did_not_diverge(tmp_path):
     assert [len(ax.lines) for ax in fig.axes] == [4, 2]  # y_hat and y for y1, y3; only y where all diverged
     save_figure(fig, tmp_path / "f.pdf", tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_pretraining_summary_reproduces_the_papers_stated_figures(tmp_path):
+    """Applied to the paper's own Table 1 (as evaluation JSONs), the summary gives the numbers its
+    text states: 90.2, 61.6, 77.1, 86.4 % and 7 of 64 diverged; the second RMSE reading is
+    sqrt(ny) times the first."""
+    from pathlib import Path
+
+    import yaml
+
+    from physres.tables import pretraining_scores, pretraining_summary, pretraining_table, render_pretraining_summary
+
+    config = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
+    paper = config["pretrain"]["paper"]
+    evaluations = []
+    for p in paper:  # mean +- std as two seeds, and the paper's diverged trajectories as extra seeds
+        mean, std = p["test_rmse"]
+        nrmse = p["trajectory_nrmse"][0]
+        seeds = [{"seed": s, "test_rmse": mean + sign * std, "trajectory_nrmse": nrmse, "diverged": False}
+                 for s, sign in enumerate((-1, 1))]
+        seeds += [{"seed": 2 + k, "test_rmse": mean, "trajectory_nrmse": None, "diverged": True}
+                  for k in range(p["n_diverged"])]
+        evaluations.append({"task": p["task"], "ny": p["ny"], "mode": p["mode"], "seeds": seeds})
+    scores = pretraining_scores(evaluations)
+    both = scores.pivot_table(index=["task", "ny", "mode", "seed"], columns="metric", values="value")
+    np.testing.assert_allclose(both["test_rmse_norm"],
+                               both["test_rmse"] * np.sqrt(both.index.get_level_values("ny")), rtol=1e-12)
+    table = pretraining_table(scores, paper, config["robot"]["layouts"])
+    summary = pretraining_summary(table, paper).set_index("quantity")
+    for task, stated in {"smnist": 90.2, "adiac": 61.6, "mackey_glass": 77.1, "lorenz96": 86.4}.items():
+        row = summary.loc[f"test RMSE reduction of full over theta_rob fixed: {task}"]
+        assert row["value"] == pytest.approx(stated, abs=0.05)
+        assert row["paper_computed"] == pytest.approx(stated, abs=0.05)
+    assert summary.loc["diverged theta_rob-fixed trajectories", "value"] == 7
+    render_pretraining_summary(summary.reset_index(), tmp_path / "summary")
+    assert "90.2 %" in (tmp_path / "summary.md").read_text()

@@ -52,7 +52,8 @@ def task_n_u(task):
 def all_targets():
     targets = [f"results/tables/ron_reference.{ext}" for ext in ("csv", "md", "tex")]
     targets += expand("results/datasets/{task}/ny{ny}.h5", task=TASKS, ny=DIMS)
-    targets += [f"results/tables/pretraining.{ext}" for ext in ("csv", "md", "tex")]
+    targets += [f"results/tables/{name}.{ext}" for name in ("pretraining", "pretraining_summary")
+                for ext in ("csv", "md", "tex")]
     targets += [f"results/figures/pretraining_trajectories.{ext}" for ext in ("pdf", "png")]
     targets += [f"results/tables/{name}.{ext}" for name in ("benchmark", "significance", "summary")
                 for ext in ("csv", "md", "tex")]

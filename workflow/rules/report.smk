@@ -37,6 +37,14 @@ rule pretraining_table:
         ),
         md="results/tables/pretraining.md",
         tex="results/tables/pretraining.tex",
+        summary=report(
+            "results/tables/pretraining_summary.csv",
+            caption="../report/pretraining_summary.rst",
+            category="Tables",
+            labels={"table": "Pretraining: reductions and divergences"},
+        ),
+        summary_md="results/tables/pretraining_summary.md",
+        summary_tex="results/tables/pretraining_summary.tex",
     params:
         paper=config["pretrain"]["paper"],
         layouts=config["robot"]["layouts"],

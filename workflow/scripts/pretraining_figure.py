@@ -7,7 +7,8 @@ from physres.io import setup_logging
 log = setup_logging(snakemake.log[0])
 labels = {"rob_fixed": r"$\theta_\mathrm{rob}$ fixed", "full": "full pretraining"}
 panels = {}
-for mode, path in zip(snakemake.params.modes, snakemake.input.trajectories):
+paths = dict(zip(snakemake.params.modes, snakemake.input.trajectories))
+for mode, path in sorted(paths.items(), key=lambda item: list(labels).index(item[0])):  # the paper's (a), (b)
     with h5py.File(path) as h5:
         y_hat = h5["y_hat"][:, 0]  # first test sequence: (starts, K, ny)
         start = first_bounded_start(y_hat)  # a diverged start has nothing to draw

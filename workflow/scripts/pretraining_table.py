@@ -1,11 +1,15 @@
-"""results/tables/pretraining.{csv,md,tex}: the paper's Table 1."""
+"""results/tables/pretraining.{csv,md,tex}: the paper's Table 1; pretraining_summary: the
+figures its text states about it."""
 from pathlib import Path
 
 from physres.io import read_json, setup_logging
-from physres.tables import pretraining_scores, pretraining_table, render_pretraining
+from physres.tables import (pretraining_scores, pretraining_summary, pretraining_table, render_pretraining,
+                            render_pretraining_summary)
 
 log = setup_logging(snakemake.log[0])
 scores = pretraining_scores(read_json(p) for p in snakemake.input.evaluations)
 table = pretraining_table(scores, snakemake.params.paper, snakemake.params.layouts)
 render_pretraining(table, Path(snakemake.output.csv).with_suffix(""))
-log.info("\n%s", table.to_string())
+summary = pretraining_summary(table, snakemake.params.paper)
+render_pretraining_summary(summary, Path(snakemake.output.summary).with_suffix(""))
+log.info("\n%s\n%s", table.to_string(), summary.to_string())
