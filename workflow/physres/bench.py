@@ -15,6 +15,9 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
 4. (--part rollout) the cost of a physical rollout per PCS segment and Euler substep, the largest
    difference between the two implementations' states, and the projected time of one reservoir's
    sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
+6. (--part dag) the projected CPU time of config.yaml's whole DAG with the fused kernel, by rule:
+   per robot layout the measured pretraining epoch (--batch-size, default config.yaml's 1024) and
+   rollout cost per segment-substep (--sequences per call), times the work config.yaml asks for.
 5. (--part step) what a coarser explicit-Euler step (--coarse-dt, e.g. quick.yaml's 0.5 ms) costs
    in accuracy and gains in speed against the paper's 0.1 ms, on the unoptimized reservoirs of
    the benchmark (robots drawn per seed as the pretraining starts draw them): per seed the
@@ -70,12 +73,14 @@ def main(argv=None) -> None:
     parser.add_argument("--float32", action="store_true")
     parser.add_argument("--gauss-points", type=int, default=None,
                         help="Gauss points per segment for B(q) (default: config.yaml's robot.gauss_points)")
-    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "all"])
+    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "all"])
     parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
     parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
     parser.add_argument("--substeps", type=int, default=100, help="Euler substeps per input step (RON dt / 0.1 ms)")
     parser.add_argument("--coarse-dt", type=float, default=5e-4, help="the Euler step compared with 0.1 ms (--part step)")
     parser.add_argument("--seeds", type=int, default=4, help="unoptimized reservoirs compared (--part step)")
+    parser.add_argument("--layouts", type=int, nargs="*", default=None,
+                        help="ny of the layouts measured by --part dag (default: all; the others are not projected)")
     args = parser.parse_args(argv)
     if args.gauss_points is None:
         args.gauss_points = paper_config()["robot"]["gauss_points"]
@@ -90,6 +95,8 @@ def main(argv=None) -> None:
         euler_step_benchmark(args)
     if args.part in ("quadrature", "all"):
         quadrature_benchmark(args)
+    if args.part in ("dag", "all"):
+        paper_dag_projection(args)
 
 
 def pretraining_benchmark(args) -> None:
@@ -261,6 +268,75 @@ def quadrature_benchmark(args) -> None:
         norm = jnp.max(jnp.abs(reference), axis=(1, 2), keepdims=True)
         errors = [float(jnp.max(jnp.abs(inertia[n](q) - reference) / norm)) for n in (2, 3, 4, 5)]
         print(f"  |kappa L| <= {bend:4.2f} rad: " + "  ".join(f"{n} points {e:.1e}" for n, e in zip((2, 3, 4, 5), errors)))
+
+
+def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
+    """(sequences x input steps, Euler substeps per input step) of one reservoir's rollout of a
+    task's train and test inputs at config's scale."""
+    data = config["data"][task]
+    dt = next(c["dt"] for c in config["reference"]["configs"] if c["task"] == task and c["ny"] == ny)
+    substeps = round(dt / config["simulation"]["dt"])
+    steps = {"smnist": 784 // data.get("pool", 1) ** 2, "adiac": 176 // data.get("pool", 1)}.get(task, data.get("n_steps"))
+    return sequences_of(config, task) * steps, substeps
+
+
+def paper_dag_projection(args) -> None:
+    """Part 6: measured costs per layout times config.yaml's work, as CPU minutes by rule."""
+    config = paper_config()
+    pretrain, seeds = config["pretrain"], len(config["pretrain"]["seeds"])
+    train_samples = int(config["pretraining_dataset"]["m"] * config["pretraining_dataset"]["split"][0])
+    rng = np.random.default_rng(0)
+    minutes = {"pretrain": 0.0, "rollout": 0.0, "evaluate_pretraining": 0.0}
+    print(f"paper-scale DAG (config.yaml), fused kernel, {args.gauss_points} Gauss points; measured per layout:")
+    for layout in config["robot"]["layouts"]:
+        ny, n_robots, n_pcs = layout["ny"], layout["n_robots"], layout["n_pcs"]
+        if args.layouts is not None and ny not in args.layouts:
+            continue
+        measured = argparse.Namespace(**{**vars(args), "ny": ny, "n_robots": n_robots, "n_pcs": n_pcs, "starts": seeds})
+        per_epoch, _, trained = pretraining_epoch_time(measured, "physres", rng)
+        job = per_epoch * train_samples / trained * pretrain["epochs"] / 60
+        cost = segment_substep_cost(measured)
+        print(f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {job:6.1f} min, rollout "
+              f"{1e6 * cost:.3f} us per segment-substep")
+        for task in config["tasks"]:
+            minutes["pretrain"] += len(pretrain["modes"]) * job
+            steps, substeps = rollout_work(config, task, ny)
+            one = steps * substeps * n_robots * n_pcs * cost / 60  # one reservoir, all its sequences
+            minutes["rollout"] += 3 * seeds * one  # unoptimized, partial, pretrained
+            # the whole test sequences (max_steps: null), n_sequences of them per start
+            per_sequence = one / sequences_of(config, task)
+            minutes["evaluate_pretraining"] += len(pretrain["modes"]) * seeds * config["evaluation"]["n_sequences"] * per_sequence
+    total = sum(minutes.values())
+    for rule, value in minutes.items():
+        print(f"  {rule:22s} {value / 60:8.1f} CPU hours")
+    print(f"  total                  {total / 60:8.1f} CPU hours; ~{total / 60 / 2:.1f} h wall with 2 one-core jobs "
+          f"side by side (the RON stages, minutes, not included)")
+
+
+def sequences_of(config: dict, task: str) -> int:
+    """Train plus test sequences of a task at config's scale."""
+    data = config["data"][task]
+    if task == "mackey_glass":
+        return 2
+    if task == "adiac":
+        return (data["n_train"] or 390) + (data["n_test"] or 391)
+    return data["n_train"] + data["n_test"]
+
+
+def segment_substep_cost(args) -> float:
+    """Seconds per PCS segment and Euler substep of an unoptimized reservoir's rollout with the
+    fused kernel (--sequences x --inputs x --substeps)."""
+    from physres.physical import init_unoptimized_reservoir
+    from physres.simulate import physical_rollout
+
+    robot = paper_config()["robot"]
+    model = init_unoptimized_reservoir(
+        jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"], gravity=robot["gravity"],
+        coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"], gauss_points=args.gauss_points,
+        dynamics="physres", **paper_config()["benchmark"]["unoptimized"])
+    u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
+    run = lambda: physical_rollout(model, u, args.substeps * 1e-4, 1e-4, keep="final")[0].block_until_ready()  # noqa: E731
+    return best_time(run, 3) / (args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs)
 
 
 if __name__ == "__main__":
