@@ -324,8 +324,8 @@ def render_significance(table: pd.DataFrame, stem: str | Path, alpha: float) -> 
         return pd.DataFrame(out)
 
     caption = (f"One-sided exact Mann-Whitney U p-values for 'pretrained is better than the baseline', from the "
-               f"per-seed scores; bold: p < {alpha}; each * a NaN run left out (diverged runs with a score keep "
-               f"the worst rank).")
+               f"per-seed scores; bold: p < {alpha}; diverged runs keep the worst rank (as in the paper); each * a "
+               f"NaN run that did not diverge, left out.")
     write_table(table, rows("md"), rows("latex"), stem, caption)
 
 
