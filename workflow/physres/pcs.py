@@ -1,8 +1,9 @@
 """A fused planar PCS kernel: the dynamics of N soft robots in closed form, batch-last.
 
 The same model as soromox's ``PlanarPCS`` (the reference; ``tests/test_pcs.py`` holds the two
-together to 1e-10) for the case this workflow uses: a fixed base at the origin pointing along x,
-n_pcs segments of constant strain, q per segment = [bending kappa, axial sigma_x - 1, shear
+together to 1e-10) for the case this workflow uses: a fixed base at the origin (soromox's upright
+mounting; the kinematics below are in the base frame, whose x axis is the robots' rest direction
+and points up the world's y), n_pcs segments of constant strain, q per segment = [bending kappa, axial sigma_x - 1, shear
 sigma_y], solid circular cross-sections, inertia and gravity integrated with soromox's
 Gauss-Legendre nodes. One robot::
 
@@ -13,6 +14,10 @@ operations per sample, which dominate a pretraining step on a CPU. Here every qu
 closed form per Gauss node, and every array keeps the batch as its last, contiguous axis
 (structure of arrays), so XLA fuses each formula into one loop over the batch. The linear solve
 is an unrolled Cholesky for the same reason (a batched LAPACK call per 6 x 6 matrix is slower).
+Up to UNROLLED_UP_TO segments per robot and without Coriolis terms, every per-sample scalar is
+its own array over the batch (``_unrolled_accelerations``, the fast path); otherwise the nodes
+and coordinates are array axes (``node_kinematics``, ``inertia_and_forces``), which compile
+faster and give C q' by differentiating the node positions twice.
 
 Kinematics of the node at local arc length s of segment i (phi_i = sum_{l<i} kappa_l L_l,
 p_i the segment's base, R the planar rotation)::
