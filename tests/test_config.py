@@ -20,7 +20,8 @@ def load(*overlays):
     return config
 
 
-@pytest.mark.parametrize("overlays", [(), ("workflow/configs/quick.yaml",), ("workflow/configs/smoke.yaml",)])
+@pytest.mark.parametrize("overlays", [(), ("workflow/configs/quick.yaml",), ("workflow/configs/reduced.yaml",),
+                                      ("workflow/configs/smoke.yaml",)])
 def test_shipped_configs_are_valid(overlays):
     check_config(load(*overlays))
 
