@@ -84,8 +84,11 @@ def test_smoke_pretraining_outputs(smoke_run):
     table = pd.read_csv(workdir / "results/tables/pretraining.csv")
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
-    assert len(table) == n_cells * 2 * 2  # modes x metrics
-    assert set(table["metric"]) == {"test_rmse", "trajectory_nrmse"}
+    assert len(table) == n_cells * 2 * 3  # modes x metrics
+    assert set(table["metric"]) == {"test_rmse", "test_rmse_norm", "trajectory_nrmse"}
+    summary = pd.read_csv(workdir / "results/tables/pretraining_summary.csv")
+    assert len(summary) == len(config["tasks"]) + 1  # a reduction per task and the diverged count
+    assert summary["paper"].notna().all()
     assert (table["n_seeds"] == len(SMOKE["pretrain"]["seeds"])).all()
     assert table["paper_mean"].notna().all()
     for ext in ("pdf", "png"):
