@@ -91,7 +91,7 @@ def test_accelerations_match_soromox(rng, n_pcs, gravity, coriolis):
         assert relative_error(ours[b], theirs[b]) < 1e-10, b
 
 
-@pytest.mark.parametrize("n_pcs, coriolis", [(1, False), (2, False), (5, False), (2, True)])
+@pytest.mark.parametrize("n_pcs, coriolis", [(1, False), (2, False), (2, True)])  # unrolled, unrolled, array form
 def test_gradients_match_soromox(rng, n_pcs, coriolis):
     """d/d(theta_rob, Q, Q') of a random projection of Q'' (what pretraining differentiates)."""
     theta = robots_theta(n_pcs, seed=10 + n_pcs)
