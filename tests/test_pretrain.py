@@ -132,3 +132,32 @@ def test_training_state_keeps_its_types_across_epochs(problem, full_run):
         return [(x.shape, x.dtype, x.aval.weak_type) for x in jax.tree_util.tree_leaves(eqx.filter(state, eqx.is_array))]
 
     assert types(full_run) == types(start)
+
+
+def test_seeded_pretraining_is_bitwise_repeatable_across_processes(tmp_path):
+    """Two fresh processes on this machine train the same seeded starts to byte-identical models
+    (no dependence on thread timing or the compilation cache; across CPUs with other vector
+    instruction sets XLA may round differently, see docs/performance.md)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import jax, numpy as np, yaml, equinox as eqx
+jax.config.update("jax_enable_x64", True)
+from physres.physical import init_physical_reservoir, stack_models
+from physres.pretrain import Schedule, pretrain_multistart
+ranges = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
+rng = np.random.default_rng(0)
+data = {{s: {{"y": rng.normal(size=(n, 3)) * 0.2, "ydot": rng.normal(size=(n, 3)), "u": rng.uniform(size=(n, 1)),
+             "yddot": rng.normal(size=(n, 3))}} for s, n in (("train", 120), ("val", 40))}}
+models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), 3, 1, 1, 1, ranges, controller="simplified")
+                       for s in (0, 1)])
+state = pretrain_multistart(models, data, Schedule(3, 1, 1e-2, 1e-4, 40, 1.0), "full", jax.random.PRNGKey(7))
+eqx.tree_serialise_leaves(__import__("sys").argv[1], state.model)
+"""
+    outputs = []
+    for run in range(2):
+        path = tmp_path / f"run{run}.eqx"
+        subprocess.run([sys.executable, "-c", script, str(path)], check=True, capture_output=True, timeout=300)
+        outputs.append(path.read_bytes())
+    assert outputs[0] == outputs[1]
