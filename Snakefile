@@ -15,6 +15,7 @@ include: "workflow/rules/reference.smk"
 include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/supplementary.smk"
 
 
 rule all:

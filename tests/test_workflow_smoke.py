@@ -93,6 +93,9 @@ def test_smoke_pretraining_outputs(smoke_run):
     assert table["paper_mean"].notna().all()
     for ext in ("pdf", "png"):
         assert (workdir / f"results/figures/pretraining_trajectories.{ext}").stat().st_size > 5000
+        assert (workdir / f"results/figures/flops.{ext}").stat().st_size > 5000
+    flops = pd.read_csv(workdir / "results/tables/flops.csv")
+    assert len(flops) == len(config["tasks"]) * len(SMOKE["dimensions"]) * 3 * 3  # pipelines x parts
     for mode, frozen in (("rob_fixed", True), ("full", False)):
         sidecar = json.loads((workdir / f"results/pretrain/adiac/ny6/{mode}/seed1.json").read_text())
         assert sidecar["seed"] == 1 and sidecar["mode"] == mode and "soromox" in sidecar["versions"]

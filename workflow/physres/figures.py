@@ -90,3 +90,32 @@ def scalability_figure(table, task_labels: dict[str, str]):
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.08))
     fig.tight_layout()
     return fig
+
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]  # colour-blind-safe
+
+
+def flops_figure(config: dict, task_labels: dict[str, str], largest_ny: int = 300):
+    """The paper's FLOPs figure: reservoir, readout and whole-pipeline FLOPs per input sequence
+    against ny, per task (colour), RON solid, PRC with 2 x 64 controllers dashed, simplified
+    dotted; log axes."""
+    from physres import flops
+
+    ny = np.arange(3, largest_ny + 1)
+    fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.0), sharex=True)
+    styles = {"ron": ("-", "RON"), "prc_full": ("--", "PRC, 2 x 64"), "prc_simplified": (":", "PRC, simplified")}
+    for color, task in zip(OKABE_ITO, config["tasks"]):
+        size = flops.task_size(config, task)
+        values = [flops.pipeline_flops(int(n), size) for n in ny]
+        for ax, part in zip(axes, ("reservoir", "readout", "total")):
+            for pipeline, (style, _) in styles.items():
+                ax.plot(ny, [v[pipeline][part] for v in values], style, color=color, lw=1.3)
+    for ax, title in zip(axes, ("reservoir dynamics", "task-specific readout", "complete pipeline")):
+        ax.set(xscale="log", yscale="log", xlabel="reservoir dimension $n_y$", title=title)
+    axes[0].set_ylabel("FLOPs per input sequence")
+    axes[1].text(0.03, 0.95, "the same for RON and PRC", transform=axes[1].transAxes, fontsize=7, va="top")
+    handles = [plt.Line2D([], [], color=c, label=task_labels.get(t, t)) for c, t in zip(OKABE_ITO, config["tasks"])]
+    handles += [plt.Line2D([], [], color="black", ls=s, label=label) for s, label in styles.values()]
+    fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False, fontsize=7, bbox_to_anchor=(0.5, 1.08))
+    fig.tight_layout()
+    return fig

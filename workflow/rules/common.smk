@@ -58,4 +58,6 @@ def all_targets():
     targets += [f"results/tables/{name}.{ext}" for name in ("benchmark", "significance", "summary")
                 for ext in ("csv", "md", "tex")]
     targets += [f"results/figures/scalability.{ext}" for ext in ("pdf", "png")]
+    targets += [f"results/tables/flops.{ext}" for ext in ("csv", "md", "tex")]
+    targets += [f"results/figures/flops.{ext}" for ext in ("pdf", "png")]
     return targets

@@ -1,0 +1,31 @@
+# Stage 10: the paper's supplementary experiments (so far: the digital inference cost).
+
+
+rule flops:
+    output:
+        csv=report(
+            "results/tables/flops.csv",
+            caption="../report/flops.rst",
+            category="Tables",
+            labels={"table": "Digital inference FLOPs"},
+        ),
+        md="results/tables/flops.md",
+        tex="results/tables/flops.tex",
+        pdf="results/figures/flops.pdf",
+        png=report(
+            "results/figures/flops.png",
+            caption="../report/flops_figure.rst",
+            category="Figures",
+            labels={"figure": "Digital inference FLOPs"},
+        ),
+    params:
+        config={key: config[key] for key in ("tasks", "data")},
+        dimensions=DIMS,
+        paper=config["supplementary"]["flops"]["paper"],
+    log:
+        "logs/flops.log",
+    threads: 1
+    resources:
+        **resources_for("tables"),
+    script:
+        "../scripts/flops.py"
