@@ -281,36 +281,53 @@ def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
 
 
 def paper_dag_projection(args) -> None:
-    """Part 6: measured costs per layout times config.yaml's work, as CPU minutes by rule."""
+    """Part 6: measured costs per layout times config.yaml's work, as CPU hours by rule."""
     config = paper_config()
-    pretrain, seeds = config["pretrain"], len(config["pretrain"]["seeds"])
-    train_samples = int(config["pretraining_dataset"]["m"] * config["pretraining_dataset"]["split"][0])
     rng = np.random.default_rng(0)
-    minutes = {"pretrain": 0.0, "rollout": 0.0, "evaluate_pretraining": 0.0}
+    measured = {}
     print(f"paper-scale DAG (config.yaml), fused kernel, {args.gauss_points} Gauss points; measured per layout:")
     for layout in config["robot"]["layouts"]:
         ny, n_robots, n_pcs = layout["ny"], layout["n_robots"], layout["n_pcs"]
         if args.layouts is not None and ny not in args.layouts:
             continue
-        measured = argparse.Namespace(**{**vars(args), "ny": ny, "n_robots": n_robots, "n_pcs": n_pcs, "starts": seeds})
-        per_epoch, _, trained = pretraining_epoch_time(measured, "physres", rng)
-        job = per_epoch * train_samples / trained * pretrain["epochs"] / 60
-        cost = segment_substep_cost(measured)
-        print(f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {job:6.1f} min, rollout "
-              f"{1e6 * cost:.3f} us per segment-substep")
-        for task in config["tasks"]:
-            minutes["pretrain"] += len(pretrain["modes"]) * job
-            steps, substeps = rollout_work(config, task, ny)
-            one = steps * substeps * n_robots * n_pcs * cost / 60  # one reservoir, all its sequences
-            minutes["rollout"] += 3 * seeds * one  # unoptimized, partial, pretrained
-            # the whole test sequences (max_steps: null), n_sequences of them per start
-            per_sequence = one / sequences_of(config, task)
-            minutes["evaluate_pretraining"] += len(pretrain["modes"]) * seeds * config["evaluation"]["n_sequences"] * per_sequence
+        sizes = argparse.Namespace(**{**vars(args), "ny": ny, "n_robots": n_robots, "n_pcs": n_pcs,
+                                      "starts": len(config["pretrain"]["seeds"])})
+        per_epoch, _, trained = pretraining_epoch_time(sizes, "physres", rng)
+        measured[ny] = (per_epoch / trained, segment_substep_cost(sizes))
+        print(f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {dag_pretraining_minutes(config, measured[ny][0]):6.1f} "
+              f"min, rollout {1e6 * measured[ny][1]:.3f} us per segment-substep")
+    minutes = dag_minutes(config, measured)
     total = sum(minutes.values())
     for rule, value in minutes.items():
         print(f"  {rule:22s} {value / 60:8.1f} CPU hours")
     print(f"  total                  {total / 60:8.1f} CPU hours; ~{total / 60 / 2:.1f} h wall with 2 one-core jobs "
           f"side by side (the RON stages, minutes, not included)")
+
+
+def dag_pretraining_minutes(config: dict, seconds_per_sample_epoch: float) -> float:
+    """One pretraining job (all starts together) at config's m, split and epochs."""
+    train_samples = int(config["pretraining_dataset"]["m"] * config["pretraining_dataset"]["split"][0])
+    return seconds_per_sample_epoch * train_samples * config["pretrain"]["epochs"] / 60
+
+
+def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[str, float]:
+    """CPU minutes by rule of config's DAG for the layouts in ``measured``: {ny: (seconds per
+    training sample and epoch of a pretraining job, seconds per segment-substep of a rollout)}."""
+    seeds, modes = len(config["pretrain"]["seeds"]), len(config["pretrain"]["modes"])
+    minutes = {"pretrain": 0.0, "rollout": 0.0, "evaluate_pretraining": 0.0}
+    for layout in config["robot"]["layouts"]:
+        if layout["ny"] not in measured:
+            continue
+        per_sample_epoch, cost = measured[layout["ny"]]
+        for task in config["tasks"]:
+            minutes["pretrain"] += modes * dag_pretraining_minutes(config, per_sample_epoch)
+            steps, substeps = rollout_work(config, task, layout["ny"])
+            one = steps * substeps * layout["n_robots"] * layout["n_pcs"] * cost / 60  # one reservoir, all sequences
+            minutes["rollout"] += 3 * seeds * one  # unoptimized, partial, pretrained
+            # whole test sequences (max_steps: null), n_sequences of them per start and mode
+            per_sequence = one / sequences_of(config, task)
+            minutes["evaluate_pretraining"] += modes * seeds * config["evaluation"]["n_sequences"] * per_sequence
+    return minutes
 
 
 def sequences_of(config: dict, task: str) -> int:
