@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 import yaml
 
+from physres import flops
 from physres.config import SCHEMA
 from physres.robot import DYNAMICS
 
@@ -273,11 +274,10 @@ def quadrature_benchmark(args) -> None:
 def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
     """(sequences x input steps, Euler substeps per input step) of one reservoir's rollout of a
     task's train and test inputs at config's scale."""
-    data = config["data"][task]
+    from physres.simulate import n_substeps
+
     dt = next(c["dt"] for c in config["reference"]["configs"] if c["task"] == task and c["ny"] == ny)
-    substeps = round(dt / config["simulation"]["dt"])
-    steps = {"smnist": 784 // data.get("pool", 1) ** 2, "adiac": 176 // data.get("pool", 1)}.get(task, data.get("n_steps"))
-    return sequences_of(config, task) * steps, substeps
+    return sequences_of(config, task) * flops.task_size(config, task).K, n_substeps(dt, config["simulation"]["dt"])
 
 
 def paper_dag_projection(args) -> None:

@@ -111,9 +111,10 @@ def _exclusive_cumsum(x, axis):
 
 
 def node_kinematics(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gauss_points: int):
-    """Pose (theta, px, py) at every Gauss node and its Jacobian with respect to q.
+    """Position (px, py) of every Gauss node and the Jacobian of its pose (theta, px, py) with
+    respect to q.
 
-    Returns theta, px, py of shape (*P, n, G, B) and J_theta, J_px, J_py of shape
+    Returns px, py of shape (*P, n, G, B) and J_theta, J_px, J_py of shape
     (*P, n, G, n, 3, B): node (segment i, node g) by coordinate (segment j, strain c).
     """
     x, _ = gauss_legendre(gauss_points)
@@ -136,7 +137,6 @@ def node_kinematics(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gaus
     c, sn = e(cos_phi), e(sin_phi)
     rot = lambda ux, uy: (c * ux - sn * uy, sn * ux + c * uy)  # noqa: E731  R(phi_i) u
     dx, dy = rot(vx, vy)
-    theta = e(phi) + ks
     px, py = e(base_x) + dx, e(base_y) + dy
 
     # d/dq of the node's own segment (j == i)
@@ -172,7 +172,7 @@ def node_kinematics(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gaus
         J_px.append(assemble(own_p[coordinate][0], ex))
         J_py.append(assemble(own_p[coordinate][1], ey))
     stack = lambda parts: jnp.stack(parts, axis=-2)  # noqa: E731  (*P, n, G, n, 3, B)
-    return theta, px, py, stack(J_theta), stack(J_px), stack(J_py)
+    return px, py, stack(J_theta), stack(J_px), stack(J_py)
 
 
 def segment_constants(theta: Float[Array, "*P n 8"]):
@@ -197,7 +197,7 @@ def inertia_and_forces(theta, q, qdot, gravity, gauss_points: int, coriolis: boo
     L, rho_area, rho_inertia, stiffness, damping = segment_constants(theta)
     _, weights = gauss_legendre(gauss_points)
     W = L[..., None, :] * jnp.asarray(weights, q.dtype)[:, None]  # (*P, n, G, 1) quadrature weights
-    _, px, py, J_theta, J_px, J_py = node_kinematics(L, q, gauss_points)
+    _, _, J_theta, J_px, J_py = node_kinematics(L, q, gauss_points)
     J_theta, J_px, J_py = _flat(J_theta), _flat(J_px), _flat(J_py)
     w_rot, w_lin = (W * rho_inertia[..., None, :])[..., None, :], (W * rho_area[..., None, :])[..., None, :]
     outer = lambda J: J[..., :, None, :] * J[..., None, :, :]  # noqa: E731
@@ -207,7 +207,7 @@ def inertia_and_forces(theta, q, qdot, gravity, gauss_points: int, coriolis: boo
         force = force - jnp.sum(w_lin * (J_px * gravity[0] + J_py * gravity[1]), axis=(-4, -3))
     if coriolis:
         # C q' = sum over nodes of w rho A J_p^T (d/dt J_p) q'; d/dt J_theta = 0 (theta is linear in q)
-        positions = lambda q: node_kinematics(L, q, gauss_points)[1:3]  # noqa: E731
+        positions = lambda q: node_kinematics(L, q, gauss_points)[:2]  # noqa: E731
         velocity = lambda q: jax.jvp(positions, (q,), (qdot,))[1]  # noqa: E731
         ax, ay = jax.jvp(velocity, (q,), (qdot,))[1]
         force = force + jnp.sum(w_lin * (J_px * ax[..., None, :] + J_py * ay[..., None, :]), axis=(-4, -3))
@@ -239,7 +239,7 @@ UNROLLED_UP_TO = 2
 
 
 def _unrolled_nodes(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gauss_points: int) -> list[dict]:
-    """The Gauss nodes of every segment, unrolled: per node its quadrature weight W, segment i,
+    """The Gauss nodes of every segment, unrolled: per node its segment i and node index g,
     position (px, py) and the Jacobian rows J_theta, J_px, J_py as lists over the 3 n coordinates
     of arrays over the batch (None where the entry is zero). Same formulas as node_kinematics."""
     x, _ = gauss_legendre(gauss_points)

@@ -42,12 +42,15 @@ class AffineMap(eqx.Module):
         return U, s, V
 
     def matrix(self) -> Float[Array, "ny ny"]:
-        U, s, V = self.factors()
-        return (U * s) @ V.T
+        return self.matrices()[0]
 
     def inverse_matrix(self) -> Float[Array, "ny ny"]:
+        return self.matrices()[1]
+
+    def matrices(self) -> tuple[Float[Array, "ny ny"], Float[Array, "ny ny"]]:
+        """A and A^-1 from one evaluation of the factors (two matrix exponentials, not four)."""
         U, s, V = self.factors()
-        return (V / s) @ U.T
+        return (U * s) @ V.T, (V / s) @ U.T
 
     def phi(self, y: Float[Array, " ny"]) -> Float[Array, " ny"]:
         return self.matrix() @ y + self.c
@@ -126,7 +129,7 @@ class PhysicalReservoir(eqx.Module):
     def mapped_accelerations(self, y: Float[Array, "batch ny"], ydot: Float[Array, "batch ny"],
                              u: Float[Array, "batch nu"]) -> Float[Array, "batch ny"]:
         """y''_hat of Eq. (loss_fn) for a batch of samples."""
-        A, A_inv = self.map.matrix(), self.map.inverse_matrix()
+        A, A_inv = self.map.matrices()
         Q, Qdot = jax.vmap(lambda y: A @ y + self.map.c)(y), jax.vmap(lambda ydot: A @ ydot)(ydot)
         Qddot = self.robots.accelerations(Q, Qdot, jax.vmap(self.actuation)(Q, Qdot, u))
         return jax.vmap(lambda Qddot: A_inv @ Qddot)(Qddot)

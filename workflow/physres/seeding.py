@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 
+import jax
 import numpy as np
 
 
@@ -17,8 +18,6 @@ def rng_for(seed: int, *purpose: object) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([int(seed), *words]))
 
 
-def jax_key_for(seed: int, *purpose: object):
+def jax_key_for(seed: int, *purpose: object) -> jax.Array:
     """A JAX PRNG key keyed by ``seed`` and a purpose, like ``rng_for``."""
-    import jax
-
     return jax.random.PRNGKey(int(rng_for(seed, *purpose).integers(2**31)))
