@@ -4,6 +4,7 @@ has a RON configuration)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,51 @@ def schema_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
     return lines
 
 
-def semantic_errors(config: dict) -> list[str]:
-    lines = []
+def nonfinite_errors(value: Any, path: tuple = ()) -> list[str]:
+    """Every NaN or infinite number in the config (YAML's .nan / .inf pass a schema's 'number')."""
+    if isinstance(value, dict):
+        return [line for k, v in value.items() for line in nonfinite_errors(v, path + (k,))]
+    if isinstance(value, list):
+        return [line for i, v in enumerate(value) for line in nonfinite_errors(v, path + (i,))]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{_key_path(path)}: {value} is not a finite number"]
+    return []
+
+
+def reversed_range_errors(config: dict, schema: dict) -> list[str]:
+    """Every value the schema types as a range ([low, high]) whose low exceeds its high."""
+    defs, lines = schema.get("$defs", {}), []
+
+    def walk(node: dict, value: Any, path: tuple) -> None:
+        if "$ref" in node:
+            name = node["$ref"].split("/")[-1]
+            if name.endswith("range") and isinstance(value, list) and len(value) == 2 and value[0] > value[1]:
+                lines.append(f"{_key_path(path)}: range {value} is reversed (write [low, high])")
+            node = defs.get(name, {})
+        if isinstance(value, dict):
+            for key, item in value.items():
+                child = node.get("properties", {}).get(key, node.get("additionalProperties"))
+                if isinstance(child, dict):
+                    walk(child, item, path + (key,))
+        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+            for i, item in enumerate(value):
+                walk(node["items"], item, path + (i,))
+
+    walk(schema, config, ())
+    return lines
+
+
+def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
+    lines = nonfinite_errors(config) + reversed_range_errors(config, yaml.safe_load(Path(schema_path).read_text()))
+    pretrain = config["pretrain"]
+    if pretrain["warmup_epochs"] >= pretrain["epochs"]:
+        lines.append(f"pretrain.warmup_epochs: {pretrain['warmup_epochs']} must be below pretrain.epochs "
+                     f"({pretrain['epochs']})")
+    dataset = config["pretraining_dataset"]
+    n_train = int(round(dataset["split"][0] * dataset["m"]))
+    if pretrain["batch_size"] > n_train:
+        lines.append(f"pretrain.batch_size: {pretrain['batch_size']} exceeds the {n_train} training points "
+                     f"(pretraining_dataset.m * split[0]); lower it or raise m")
     layouts = {entry["ny"]: entry for entry in config["robot"]["layouts"]}
     for i, entry in enumerate(config["robot"]["layouts"]):
         if 3 * entry["n_robots"] * entry["n_pcs"] != entry["ny"]:
@@ -98,7 +142,7 @@ def check_config(config: dict, schema_path: str | Path = SCHEMA) -> None:
     """Raise ConfigError listing every problem, or return silently."""
     lines = schema_errors(config, schema_path)
     if not lines:
-        lines = semantic_errors(config)
+        lines = semantic_errors(config, schema_path)
     if lines:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
 

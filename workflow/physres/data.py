@@ -26,7 +26,8 @@ import h5py
 import numpy as np
 from scipy.integrate import odeint
 
-from physres.io import atomic_h5, atomic_path, write_h5_attrs
+from physres.io import InputError, atomic_h5, atomic_path, check_array, read_h5, write_h5_attrs
+from physres.io import write_text as write_text_atomic
 from physres.seeding import rng_for
 
 CLASSIFICATION_TASKS = ("smnist", "adiac")
@@ -148,6 +149,9 @@ def mnist_pickle_to_npz(pickle_gz: str | Path, npz: str | Path) -> None:
     with atomic_path(npz) as tmp:
         with open(tmp, "wb") as handle:
             np.savez_compressed(handle, **arrays)
+        digest = sha256_of(tmp)
+    # the archive's bytes carry a time stamp, so its checksum is recorded, for the readers
+    write_text_atomic(f"{npz}.sha256", f"{digest}  {Path(npz).name}\n")
 
 
 # --------------------------------------------------------------------------- tasks
@@ -169,14 +173,31 @@ def average_pool(x: np.ndarray, factor: int, axes: tuple[int, ...]) -> np.ndarra
     return x.reshape(shape).mean(axis=tuple(window_axes))
 
 
+def read_mnist_npz(path: str | Path) -> tuple[np.ndarray, ...]:
+    """x_train (n, 784) uint8, y_train (n,), x_test, y_test of the converted MNIST file, checked
+    against the sha256 that fetch_mnist recorded beside it (``<path>.sha256``) and for shape."""
+    recorded = Path(f"{path}.sha256")
+    if not recorded.is_file():
+        raise InputError(path, f"its checksum record {recorded} is missing", "fetch_mnist")
+    try:
+        check_sha256(path, recorded.read_text().split()[0])
+        with np.load(path) as arrays:
+            x_train, y_train, x_test, y_test = (arrays[k] for k in ("x_train", "y_train", "x_test", "y_test"))
+    except (ChecksumError, OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise InputError(path, f"not the MNIST archive fetch_mnist wrote ({error})", "fetch_mnist") from error
+    for name, x, y in (("train", x_train, y_train), ("test", x_test, y_test)):
+        if x.ndim != 2 or x.shape[1] != 784 or y.shape != (len(x),) or not np.isin(y, np.arange(10)).all():
+            raise InputError(path, f"{name} images {x.shape} / labels {y.shape} are not MNIST's", "fetch_mnist")
+    return x_train, y_train, x_test, y_test
+
+
 def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int, pool: int = 1) -> TaskData:
     """sMNIST: a seeded draw of n_train/n_test images, each a sequence of 784 pixels in [0, 1].
 
     pool > 1 averages pool x pool pixel blocks first (sequences of (28 / pool)^2 steps): a
     shorter task for quick runs, not the paper's.
     """
-    with np.load(mnist_npz) as arrays:
-        x_train, y_train, x_test, y_test = (arrays[k] for k in ("x_train", "y_train", "x_test", "y_test"))
+    x_train, y_train, x_test, y_test = read_mnist_npz(mnist_npz)
     rng = rng_for(seed, "smnist")
     idx_train = np.sort(rng.choice(len(x_train), size=n_train, replace=False))
     idx_test = np.sort(rng.choice(len(x_test), size=n_test, replace=False))
@@ -193,6 +214,16 @@ def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int, pool: in
     )
 
 
+def read_checked_tsv(path: str | Path, sha256: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """read_ucr_tsv after the file's sha256 check; any failure raises InputError naming fetch_adiac."""
+    try:
+        check_sha256(path, sha256)
+        u, labels = read_ucr_tsv(path)
+    except (ChecksumError, OSError, ValueError) as error:
+        raise InputError(path, f"not the ADIAC file fetch_adiac fetched ({error})", "fetch_adiac") from error
+    return check_array(path, "the series", u, "fetch_adiac", ndim=3), labels
+
+
 def read_ucr_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """UCR format: first column the class label (1..C), then the series values."""
     table = np.loadtxt(path, delimiter="\t", dtype=np.float64, ndmin=2)
@@ -201,14 +232,16 @@ def read_ucr_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def adiac(train_tsv: str | Path, test_tsv: str | Path, pool: int = 1,
-          n_train: int | None = None, n_test: int | None = None) -> TaskData:
+          n_train: int | None = None, n_test: int | None = None,
+          sha256: dict[str, str | None] | None = None) -> TaskData:
     """ADIAC: 390/391 z-normalised series of 176 steps, 37 classes (labels shifted to 0..36).
 
     For quick runs: pool > 1 averages non-overlapping windows of that many steps, n_train and
-    n_test keep the first rows of each split (None: all).
+    n_test keep the first rows of each split (None: all). ``sha256`` ({"train": ..., "test":
+    ...}, None entries unchecked): the files are checked again here, not only at download.
     """
-    u_train, l_train = read_ucr_tsv(train_tsv)
-    u_test, l_test = read_ucr_tsv(test_tsv)
+    (u_train, l_train), (u_test, l_test) = (read_checked_tsv(path, (sha256 or {}).get(split))
+                                            for split, path in (("train", train_tsv), ("test", test_tsv)))
     classes = np.unique(np.concatenate([l_train, l_test]))  # of the full splits, whatever the subset
     u_train, l_train = average_pool(u_train[:n_train], pool, (1,)), l_train[:n_train]
     u_test, l_test = average_pool(u_test[:n_test], pool, (1,)), l_test[:n_test]
@@ -312,12 +345,19 @@ def write_task(path: str | Path, data: TaskData, extra_attrs: dict | None = None
 
 
 def read_task(path: str | Path) -> TaskData:
-    with h5py.File(path, "r") as h5:
+    """Read and check a task file: both splits, 3-D finite inputs, one label per sequence."""
+    rule = f"task_data_{Path(path).stem}"
+    with read_h5(path, rule) as h5:
         attrs = dict(h5.attrs)
-        splits = {
-            name: Split(h5[name]["u"][...], h5[name]["label"][...] if "label" in h5[name] else None)
-            for name in ("train", "test")
-        }
-    task = str(attrs.pop("task"))
+        task = str(attrs.pop("task"))
+        if task not in TASKS:
+            raise InputError(path, f"attribute task = {task!r} is not one of {', '.join(TASKS)}", rule)
+        splits = {}
+        for name in ("train", "test"):
+            u = check_array(path, f"/{name}/u", h5[name]["u"][...], rule, ndim=3)
+            label = h5[name]["label"][...] if task_kind(task) == "classification" else None
+            if label is not None and label.shape != (len(u),):
+                raise InputError(path, f"/{name}/label has shape {label.shape}, expected ({len(u)},)", rule)
+            splits[name] = Split(u, label)
     attrs.pop("kind", None)
     return TaskData(task, splits["train"], splits["test"], attrs)

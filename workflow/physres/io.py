@@ -1,7 +1,9 @@
-"""Atomic file output, HDF5/JSON helpers and per-job logging.
+"""Atomic file output, checked file input, HDF5/JSON helpers and per-job logging.
 
 Every output is written to a temporary file beside its target and renamed into place, so an
 interrupted job never leaves a half-written result that a later run would take as complete.
+Every reader checks what it reads and raises ``InputError``, which names the file, what is
+wrong with it and the rule that remakes it.
 """
 
 from __future__ import annotations
@@ -42,13 +44,54 @@ def _umask() -> int:
     return mask
 
 
+class InputError(ValueError):
+    """A file a job reads is unreadable, incomplete or holds non-finite numbers."""
+
+    def __init__(self, path: str | os.PathLike, problem: str, rule: str):
+        self.path, self.problem, self.rule = str(path), problem, rule
+        super().__init__(f"{path}: {problem}. It was not written by this workflow as it stands, or was "
+                         f"changed since: delete it and rerun, so that rule '{rule}' makes it again "
+                         f"(`rm {path}` then the same snakemake command).")
+
+
+@contextlib.contextmanager
+def read_h5(path: str | os.PathLike, rule: str) -> Iterator[h5py.File]:
+    """Open an HDF5 input; an unreadable file or a missing member raises InputError."""
+    try:
+        handle = h5py.File(path, "r")
+    except OSError as error:
+        raise InputError(path, f"not a readable HDF5 file ({error})", rule) from error
+    with handle:
+        try:
+            yield handle
+        except KeyError as error:
+            raise InputError(path, f"missing member or attribute {error}", rule) from error
+
+
+def check_array(path: str | os.PathLike, name: str, array: np.ndarray, rule: str, ndim: int | None = None,
+                finite: bool = True) -> np.ndarray:
+    """Return ``array`` if it has ``ndim`` dimensions and (if ``finite``) only finite values."""
+    if ndim is not None and array.ndim != ndim:
+        raise InputError(path, f"{name} has shape {array.shape}, expected {ndim} dimensions", rule)
+    if finite and np.issubdtype(array.dtype, np.inexact) and not np.all(np.isfinite(array)):
+        bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
+        raise InputError(path, f"{name} holds {bad} non-finite values", rule)
+    return array
+
+
 def write_json(path: str | os.PathLike, obj: Any) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(to_builtin(obj), indent=2, sort_keys=True) + "\n")
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    return json.loads(Path(path).read_text())
+def read_json(path: str | os.PathLike, rule: str | None = None) -> Any:
+    """Parse a JSON file; with ``rule``, a missing or unparsable file raises InputError."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        if rule is None:
+            raise
+        raise InputError(path, f"not a readable JSON file ({error})", rule) from error
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:

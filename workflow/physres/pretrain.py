@@ -11,6 +11,9 @@ the mode is a traced flag, so both modes share one compiled program. The model k
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -22,7 +25,7 @@ import numpy as np
 import optax
 from tqdm.auto import tqdm
 
-from physres.io import atomic_path
+from physres.io import InputError, atomic_path, check_array, read_json, to_builtin, write_json
 from physres.physical import PhysicalReservoir
 
 MODES = ("full", "rob_fixed")
@@ -155,13 +158,49 @@ def make_train_step(optimizer, spec, schedule: Schedule, n_train: int) -> Callab
     return train_step
 
 
-def save_state(path: str | Path, state: TrainState) -> None:
-    with atomic_path(path) as tmp:
-        eqx.tree_serialise_leaves(tmp, state)
+def run_fingerprint(definition: dict) -> str:
+    """sha256 of everything that defines a run (JSON with sorted keys): the resume file carries
+    it, so a resume from another configuration is recognised."""
+    return hashlib.sha256(json.dumps(to_builtin(definition), sort_keys=True).encode()).hexdigest()
 
 
-def load_state(path: str | Path, like: TrainState) -> TrainState:
-    return eqx.tree_deserialise_leaves(path, like)
+def dataset_digest(data: dict[str, Batch]) -> str:
+    """sha256 of a pretraining dataset's arrays (their bytes, in a fixed order)."""
+    digest = hashlib.sha256()
+    for split in sorted(data):
+        for name in sorted(data[split]):
+            array = np.ascontiguousarray(data[split][name])
+            digest.update(f"{split}/{name}{array.shape}{array.dtype}".encode())
+            digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def save_state(path: str | Path, state: TrainState, fingerprint: str) -> None:
+    """One file: a JSON header line (the run's fingerprint, epochs done), then the leaves."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        handle.write((json.dumps({"fingerprint": fingerprint, "epoch": int(state.epoch)}) + "\n").encode())
+        eqx.tree_serialise_leaves(handle, state)
+
+
+def resume_state(path: str | Path, like: TrainState, fingerprint: str, log=None) -> TrainState | None:
+    """The saved state at ``path`` if it belongs to this run; otherwise None, and the file is set
+    aside (renamed to ``<name>.stale``) so that the run starts fresh and never mixes two runs."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        with open(path, "rb") as handle:
+            header = json.loads(handle.readline())
+            if header.get("fingerprint") == fingerprint:
+                return eqx.tree_deserialise_leaves(handle, like)
+            reason = "it was written by a run of another configuration, data or library versions"
+    except (ValueError, OSError, RuntimeError, AttributeError) as error:  # no header, truncated, other shapes
+        reason = f"it cannot be read as this run's state ({type(error).__name__}: {error})"
+    aside = path.with_name(path.name + ".stale")
+    os.replace(path, aside)
+    if log:
+        log.warning("not resuming from %s: %s; set aside as %s, starting fresh", path, reason, aside)
+    return None
 
 
 def epoch_keys(base_key: jax.Array, epoch: int, starts: int) -> jax.Array:
@@ -173,9 +212,10 @@ def epoch_keys(base_key: jax.Array, epoch: int, starts: int) -> jax.Array:
 def pretrain_multistart(
     models: PhysicalReservoir, data: dict[str, Batch], schedule: Schedule, mode: str, key: jax.Array,
     resume_path: str | Path | None = None, checkpoint_every: int = 50, log=None,
-    stop_after: int | None = None,
+    stop_after: int | None = None, fingerprint: str = "",
 ) -> TrainState:
-    """Train all starts (stacked ``models``) together; resume from ``resume_path`` if present.
+    """Train all starts (stacked ``models``) together; resume from ``resume_path`` if it holds
+    a state of the run with this ``fingerprint`` (see run_fingerprint), else start fresh.
 
     ``stop_after`` ends the run after that many epochs in total (to test resuming).
     """
@@ -188,8 +228,9 @@ def pretrain_multistart(
         raise ValueError(f"batch_size {schedule.batch_size} exceeds the {n_train} training samples")
     optimizer = make_optimizer(schedule, n_train // schedule.batch_size)
     state = init_state(models, optimizer, spec, schedule.epochs)
-    if resume_path is not None and Path(resume_path).exists():
-        state = load_state(resume_path, state)
+    resumed = None if resume_path is None else resume_state(resume_path, state, fingerprint, log)
+    if resumed is not None:
+        state = resumed
         if log:
             log.info("resumed from %s at epoch %d", resume_path, int(state.epoch))
     step = make_train_step(optimizer, spec, schedule, n_train)
@@ -201,7 +242,7 @@ def pretrain_multistart(
         if epoch % 10 == 0 or epoch == last - 1:
             bar.set_postfix(val=np.array2string(np.asarray(state.val_loss[:, epoch]), precision=3))
         if resume_path is not None and ((epoch + 1) % checkpoint_every == 0 or epoch + 1 == last):
-            save_state(resume_path, state)
+            save_state(resume_path, state, fingerprint)
     return state
 
 
@@ -210,21 +251,38 @@ def pretrain_multistart(
 
 def save_checkpoint(path: str | Path, model: PhysicalReservoir, sidecar: dict) -> None:
     """Equinox serialisation of one start, plus a JSON sidecar (how to rebuild its skeleton,
-    seed, library versions, loss curves) at path.with_suffix('.json')."""
-    from physres.io import write_json
-
+    seed, library versions, loss curves, ``failed``) at path.with_suffix('.json')."""
     with atomic_path(path) as tmp:
         eqx.tree_serialise_leaves(tmp, model)
     write_json(Path(path).with_suffix(".json"), sidecar)
 
 
 def load_checkpoint(path: str | Path) -> tuple[PhysicalReservoir, dict]:
-    from physres.io import read_json
+    """The model and sidecar of one start; an unreadable pair raises InputError (rule pretrain)."""
     from physres.physical import init_physical_reservoir
 
-    sidecar = read_json(Path(path).with_suffix(".json"))
-    skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **sidecar["architecture"])
-    return eqx.tree_deserialise_leaves(path, skeleton), sidecar
+    sidecar = read_json(Path(path).with_suffix(".json"), rule="pretrain")
+    try:
+        skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **sidecar["architecture"])
+        model = eqx.tree_deserialise_leaves(path, skeleton)
+    except (KeyError, TypeError, ValueError, OSError, RuntimeError) as error:
+        raise InputError(path, f"cannot be rebuilt from its sidecar ({type(error).__name__}: {error})",
+                         "pretrain") from error
+    for leaf in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_inexact_array)):
+        check_array(path, "a parameter", np.asarray(leaf), "pretrain")
+    return model, sidecar
+
+
+def failed_starts(state: TrainState) -> np.ndarray:
+    """(S,) True where a start never reached a finite validation loss: its best model is still
+    the untrained start, which must be carried as failed, never scored as if trained."""
+    return ~np.isfinite(np.asarray(state.best_val))
+
+
+def training_failed(sidecar: dict) -> bool:
+    """True for a start whose training never reached a finite validation loss (sidecars before
+    the key existed called it ``diverged``)."""
+    return bool(sidecar.get("failed", sidecar.get("diverged", False)))
 
 
 def library_versions() -> dict[str, str]:

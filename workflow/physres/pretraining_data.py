@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import h5py
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from physres.io import atomic_h5, write_h5_attrs
+from physres.io import InputError, atomic_h5, check_array, read_h5, write_h5_attrs
 from physres.reservoirs import chunked
 from physres.ron import RON, f_ref, ron_rollout
 from physres.seeding import rng_for
@@ -72,5 +71,14 @@ def write_dataset(path: str | Path, dataset: dict, box: dict, attrs: dict) -> No
 
 
 def read_dataset(path: str | Path) -> dict:
-    with h5py.File(path, "r") as h5:
-        return {split: {k: h5[split][k][...] for k in h5[split]} for split in SPLITS}
+    """{split: {"y", "ydot", "u", "yddot": (n, ...)}}, checked: all four, 2-D, finite, one length."""
+    rule = "pretraining_dataset"
+    out = {}
+    with read_h5(path, rule) as h5:
+        for split in SPLITS:
+            arrays = {k: check_array(path, f"/{split}/{k}", h5[split][k][...], rule, ndim=2)
+                      for k in ("y", "ydot", "u", "yddot")}
+            if len({len(a) for a in arrays.values()}) != 1:
+                raise InputError(path, f"/{split} arrays have different lengths", rule)
+            out[split] = arrays
+    return out

