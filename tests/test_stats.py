@@ -95,7 +95,8 @@ def test_benchmark_table_uses_the_target_ron_and_excludes_diverged(tmp_path):
 
     paths = [write("ron", [60.0, 70.0]), write("unoptimized", [10.0, 20.0, 30.0]),
              write("partial", [40.0, 50.0, 99.0], diverged=[False, False, True]), write("pretrained", [55.0, 65.0, 60.0])]
-    table = benchmark_table(load_scores(paths), pretrain_seed=1, paper=[])
+    selections = pd.DataFrame([{"task": "smnist", "ny": 6, "selected_seed": 3, "selected_value": 70.0, "candidates": 4}])
+    table = benchmark_table(load_scores(paths), selections, paper=[])
     cells = benchmark_cells(table).iloc[0]
     assert cells["ron"] == 70.0 and cells["unoptimized"] == 20.0 and cells["partial"] == 45.0
     row = table.set_index("variant").loc["partial"]

@@ -29,13 +29,15 @@ def test_aggregate_excludes_and_counts_diverged():
 
 def test_ron_reference_table_files(tmp_path):
     paper = pd.DataFrame([{"task": "mackey_glass", "ny": 6, "paper": 0.513}, {"task": "smnist", "ny": 6, "paper": 65.88}])
-    table = ron_reference_table(scores_frame(), paper, pretrain_seed=0)
-    assert table.loc[table["task"] == "smnist", "pretrain_seed_value"].item() == 60.0
+    selections = pd.DataFrame([{"task": "smnist", "ny": 6, "selected_seed": 5, "selected_value": 61.5, "candidates": 8}])
+    table = ron_reference_table(scores_frame(), paper, selections)
+    assert table.loc[table["task"] == "smnist", "selected_value"].item() == 61.5
+    assert np.isnan(table.loc[table["task"] == "mackey_glass", "selected_value"].item())
     render_ron_reference(table, tmp_path / "ron_reference")
     csv = pd.read_csv(tmp_path / "ron_reference.csv")
     assert {"task", "ny", "metric", "n_seeds", "n_diverged", "mean", "std", "paper"} <= set(csv.columns)
     md = (tmp_path / "ron_reference.md").read_text()
-    assert "65.00 ± 7.07" in md and "0.600 ± 0.100 (*)" in md
+    assert "65.00 ± 7.07" in md and "61.50" in md and "0.600 ± 0.100 (*)" in md
     assert "$0.600_{0.100}^{*}$" in (tmp_path / "ron_reference.tex").read_text()
 
 

@@ -119,11 +119,6 @@ def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]
         if used and whole_substeps(entry["dt"], sim_dt) is None:
             lines.append(f"simulation.dt: {sim_dt} does not divide the RON step dt = {entry['dt']} of "
                          f"reference.configs[{i}] ({entry['task']}, ny = {entry['ny']})")
-    if config["reference"]["pretrain_seed"] not in config["reference"]["seeds"]:
-        lines.append(
-            f"reference.pretrain_seed: {config['reference']['pretrain_seed']} is not one of "
-            f"reference.seeds ({', '.join(map(str, config['reference']['seeds']))})"
-        )
     split = config["pretraining_dataset"]["split"]
     if abs(sum(split) - 1.0) > 1e-9:
         lines.append(f"pretraining_dataset.split: fractions {split} must sum to 1")

@@ -19,6 +19,8 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from physres.seeding import rng_for
+
 
 def nrmse(target: np.ndarray, prediction: np.ndarray) -> float:
     """RMSE(target, prediction) / RMS(target), over all samples and channels."""
@@ -104,3 +106,34 @@ def score_activations(
     if peaks:
         score.peak = float(np.max([np.max(p) for p in peaks]))
     return score
+
+
+def validation_score(
+    task, train_states: np.ndarray, fraction: float, seed: int,
+    *, washout: int = 0, lag: int = 0, C: float = 1.0, max_iter: int = 1000, alpha: float = 1.0,
+) -> Score:
+    """The task's score on a validation part carved from the training split only (the test
+    split is never touched): the readout is fitted on the rest of the training split.
+
+    Classification: a seeded ``fraction`` of the training sequences. Forecasting: the last
+    ``fraction`` of the post-washout steps of every training sequence (a split in time, since
+    Mackey-Glass trains on one sequence).
+    train_states: (n_seq, ny) final states, or (n_seq, K - washout, ny) for forecasting.
+    """
+    if task.kind == "classification":
+        order = rng_for(seed, "validation_split").permutation(len(train_states))
+        n_val = max(1, int(round(fraction * len(order))))
+        fit, val = order[n_val:], order[:n_val]
+        labels = task.train.label
+        return classification_score(train_states[fit], labels[fit], train_states[val], labels[val], C=C, max_iter=max_iter)
+    bad = count_nonfinite_sequences(train_states)
+    if bad:
+        return Score("nrmse", None, True, bad)
+    x, y = forecasting_pairs(train_states, task.train.u, washout, lag)
+    n_seq = len(train_states)
+    x, y = x.reshape(n_seq, -1, x.shape[-1]), y.reshape(n_seq, -1, y.shape[-1])
+    cut = int(round((1 - fraction) * x.shape[1]))
+    model = make_pipeline(StandardScaler(), Ridge(alpha=alpha))
+    model.fit(x[:, :cut].reshape(-1, x.shape[-1]), y[:, :cut].reshape(-1, y.shape[-1]))
+    y_val = y[:, cut:].reshape(-1, y.shape[-1])
+    return Score("nrmse", nrmse(y_val, model.predict(x[:, cut:].reshape(-1, x.shape[-1])).reshape(y_val.shape)), False, 0)

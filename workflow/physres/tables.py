@@ -82,14 +82,22 @@ def write_table(frame: pd.DataFrame, display: pd.DataFrame, latex_display: pd.Da
     write_text(stem.with_suffix(".tex"), f"% {caption}\n{latex}")
 
 
-def ron_reference_table(scores: pd.DataFrame, paper: pd.DataFrame, pretrain_seed: int) -> pd.DataFrame:
-    """Digital RON per (task, ny): mean/std over reference seeds, the pretraining seed's own
+def load_selections(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """Selection JSONs (rule select_reference) -> task, ny, selected_seed, selected_value (its
+    test score), candidates (how many were drawn)."""
+    records = [read_json(path) for path in paths]
+    return pd.DataFrame({"task": [r["task"] for r in records], "ny": [r["ny"] for r in records],
+                         "selected_seed": [r["selected_seed"] for r in records],
+                         "selected_value": [np.nan if r["test"] is None else r["test"] for r in records],
+                         "candidates": [len(r["candidates"]) for r in records]},
+                        columns=["task", "ny", "selected_seed", "selected_value", "candidates"])
+
+
+def ron_reference_table(scores: pd.DataFrame, paper: pd.DataFrame, selections: pd.DataFrame) -> pd.DataFrame:
+    """Digital RON per (task, ny): mean/std over reference seeds, the selected pretraining RON's
     score and the paper's value (last column of the RON configuration table)."""
     table = aggregate(scores, ["task", "ny"])
-    own = scores[scores["seed"] == pretrain_seed][["task", "ny", "value"]].rename(columns={"value": "pretrain_seed_value"})
-    table = table.merge(own, on=["task", "ny"], how="left").merge(paper, on=["task", "ny"], how="left")
-    table.insert(table.columns.get_loc("pretrain_seed_value"), "pretrain_seed", pretrain_seed)
-    return table
+    return table.merge(selections, on=["task", "ny"], how="left").merge(paper, on=["task", "ny"], how="left")
 
 
 def render_ron_reference(table: pd.DataFrame, stem: str | Path) -> None:
@@ -99,14 +107,14 @@ def render_ron_reference(table: pd.DataFrame, stem: str | Path) -> None:
             "ny": table["ny"],
             "metric": table["metric"],
             "RON (mean ± std over seeds)" if style == "md" else "RON": table.apply(mean_std, axis=1, style=style),
-            "pretraining RON": [format_value(v, m) for v, m in zip(table["pretrain_seed_value"], table["metric"])],
+            "pretraining RON": [format_value(v, m) for v, m in zip(table["selected_value"], table["metric"])],
             "paper": [format_value(v, m) for v, m in zip(table["paper"], table["metric"])],
         })
 
     caption = ("Digital RON reference per task and reservoir dimension: accuracy (%) for sMNIST and ADIAC, "
                "test NRMSE for Mackey-Glass and Lorenz96; mean ± std over reference seeds "
-               "(diverged runs excluded, one * each), the score of the RON used for pretraining, "
-               "and the paper's value.")
+               "(diverged runs excluded, one * each); the pretraining RON, the best of the candidate draws on a "
+               "validation part of the training split, scored on the test split; and the paper's value.")
     write_table(table, rows("md"), rows("latex"), stem, caption)
 
 
@@ -235,13 +243,13 @@ VARIANT_LABEL = {"ron": "Digital RON (target)", "unoptimized": "Unoptimized", "p
                  "pretrained": "Pretrained (ours)"}
 
 
-def benchmark_table(scores: pd.DataFrame, pretrain_seed: int, paper: list[dict]) -> pd.DataFrame:
+def benchmark_table(scores: pd.DataFrame, selections: pd.DataFrame, paper: list[dict]) -> pd.DataFrame:
     """The paper's Table 2 as tidy rows per (task, ny, variant): mean/std over seeds without the
-    diverged runs, n_diverged; for ``ron`` also the target RON's own score (``target``), which
-    the paper's digital column reports. paper_mean/paper_std: the paper's values."""
+    diverged runs, n_diverged; for ``ron`` also the pretraining RON's own score (``target``, from
+    ``selections``), which the paper's digital column reports. paper_mean/paper_std: the paper's."""
     table = aggregate(scores, ["task", "ny", "variant"])
-    target = scores[(scores["variant"] == "ron") & (scores["seed"] == pretrain_seed)][["task", "ny", "variant", "value"]]
-    table = table.merge(target.rename(columns={"value": "target"}), on=["task", "ny", "variant"], how="left")
+    target = selections[["task", "ny", "selected_value"]].rename(columns={"selected_value": "target"}).assign(variant="ron")
+    table = table.merge(target, on=["task", "ny", "variant"], how="left")
     paper_rows = []
     for row in paper:
         paper_rows.append({"task": row["task"], "ny": row["ny"], "variant": "ron", "paper_mean": row["ron"], "paper_std": np.nan})

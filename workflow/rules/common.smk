@@ -55,6 +55,17 @@ def log_path(rule_name, pattern):
     return f"logs/{rule_name}/{pattern}.log"
 
 
+# the RON a (task, ny) is pretrained against: the best of reference.candidates on validation
+SELECTED_RON = "results/reference/{task}/ny{ny}/selected.h5"
+
+
+def readout_params(task):
+    """Keyword arguments of physres.readout's scores for one task."""
+    readout = config["readout"]
+    return {"washout": config["data"].get(task, {}).get("washout", 0), "lag": config["data"].get(task, {}).get("lag", 0),
+            "C": readout["logistic_C"], "max_iter": readout["logistic_max_iter"], "alpha": readout["ridge_alpha"]}
+
+
 def task_n_u(task):
     return config["data"]["lorenz96"]["n_u"] if task == "lorenz96" else 1
 

@@ -47,7 +47,7 @@ rule evaluate_pretraining:
         models=rules.pretrain.output.models,
         sidecars=rules.pretrain.output.sidecars,
         dataset="results/datasets/{task}/ny{ny}.h5",
-        ron=f"results/reference/{{task}}/ny{{ny}}/seed{config['reference']['pretrain_seed']}.h5",
+        ron=SELECTED_RON,
         data="results/data/{task}.h5",
     output:
         json="results/pretrain/{task}/ny{ny}/{mode}/evaluation.json",

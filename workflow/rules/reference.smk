@@ -18,9 +18,36 @@ rule reference_ron:
         "../scripts/reference_ron.py"
 
 
+rule select_reference:
+    input:
+        data="results/data/{task}.h5",
+    output:
+        h5="results/reference/{task}/ny{ny}/selected.h5",
+        json="results/reference/{task}/ny{ny}/selection.json",
+    params:
+        ron=lambda wc: ron_config(config, wc.task, wc.ny),
+        n_u=lambda wc: task_n_u(wc.task),
+        first_seed=config["reference"]["pretrain_seed"],
+        candidates=config["reference"]["candidates"],
+        validation_fraction=config["reference"]["validation_fraction"],
+        split_seed=config["reference"]["pretrain_seed"],
+        chunk_size=config["reference"]["chunk_size"],
+        readout=lambda wc: readout_params(wc.task),
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("select_reference", "{task}_ny{ny}"),
+    benchmark:
+        "benchmarks/select_reference/{task}_ny{ny}.tsv"
+    threads: 1
+    resources:
+        **resources_for("select_reference"),
+    script:
+        "../scripts/select_reference.py"
+
+
 rule pretraining_dataset:
     input:
-        ron=f"results/reference/{{task}}/ny{{ny}}/seed{config['reference']['pretrain_seed']}.h5",
+        ron=SELECTED_RON,
         data="results/data/{task}.h5",
     output:
         h5="results/datasets/{task}/ny{ny}.h5",

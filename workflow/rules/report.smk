@@ -4,6 +4,7 @@
 rule ron_reference_table:
     input:
         scores=expand("results/scores/{task}/ny{ny}/ron.json", task=TASKS, ny=DIMS),
+        selections=expand("results/reference/{task}/ny{ny}/selection.json", task=TASKS, ny=DIMS),
     output:
         csv=report(
             "results/tables/ron_reference.csv",
@@ -15,7 +16,6 @@ rule ron_reference_table:
         tex="results/tables/ron_reference.tex",
     params:
         paper=[{"task": c["task"], "ny": c["ny"], "paper": c["paper"]} for c in config["reference"]["configs"]],
-        pretrain_seed=config["reference"]["pretrain_seed"],
     log:
         "logs/ron_reference_table.log",
     threads: 1
@@ -85,6 +85,7 @@ rule pretraining_figure:
 rule benchmark_tables:
     input:
         scores=expand("results/scores/{task}/ny{ny}/{variant}.json", task=TASKS, ny=DIMS, variant=VARIANTS),
+        selections=expand("results/reference/{task}/ny{ny}/selection.json", task=TASKS, ny=DIMS),
     output:
         benchmark=report(
             "results/tables/benchmark.csv",
@@ -118,7 +119,6 @@ rule benchmark_tables:
             labels={"figure": "Scalability"},
         ),
     params:
-        pretrain_seed=config["reference"]["pretrain_seed"],
         paper=config["benchmark"]["paper"],
         alpha=config["benchmark"]["significance_level"],
     log:

@@ -4,13 +4,13 @@ from pathlib import Path
 from physres.figures import save_figure, scalability_figure
 from physres.io import setup_logging
 from physres.stats import significance_table, summary
-from physres.tables import (TASK_LABEL, benchmark_cells, benchmark_table, load_scores, render_benchmark,
+from physres.tables import (TASK_LABEL, benchmark_cells, benchmark_table, load_scores, load_selections, render_benchmark,
                             render_significance, render_summary)
 
 log = setup_logging(snakemake.log[0])
 p, out = snakemake.params, snakemake.output
 scores = load_scores(snakemake.input.scores)
-table = benchmark_table(scores, p.pretrain_seed, p.paper)
+table = benchmark_table(scores, load_selections(snakemake.input.selections), p.paper)
 render_benchmark(table, Path(out.benchmark).with_suffix(""))
 significance = significance_table(scores, p.alpha)
 render_significance(significance, Path(out.significance).with_suffix(""), p.alpha)

@@ -4,10 +4,10 @@ from pathlib import Path
 import pandas as pd
 
 from physres.io import setup_logging
-from physres.tables import load_scores, render_ron_reference, ron_reference_table
+from physres.tables import load_scores, load_selections, render_ron_reference, ron_reference_table
 
 log = setup_logging(snakemake.log[0])
 scores = load_scores(snakemake.input.scores)
-table = ron_reference_table(scores, pd.DataFrame(snakemake.params.paper), snakemake.params.pretrain_seed)
+table = ron_reference_table(scores, pd.DataFrame(snakemake.params.paper), load_selections(snakemake.input.selections))
 render_ron_reference(table, Path(snakemake.output.csv).with_suffix(""))
 log.info("\n%s", table.to_string())
