@@ -1,31 +1,6 @@
 # Stages 6-8: activations of each reservoir variant on the task inputs, the readouts, statistics.
 # One job per (task, ny, variant) runs all its seeds: one compiled rollout serves them all.
 
-PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
-
-
-def variant_seeds(variant):
-    """Digital RONs use the reference seeds; the physical variants the pretraining starts."""
-    return REF_SEEDS if variant == "ron" else config["pretrain"]["seeds"]
-
-
-def reservoir_files(wc):
-    """The files that define a variant's reservoirs (unoptimized ones are drawn in the job)."""
-    if wc.variant == "ron":
-        return expand("results/reference/{task}/ny{ny}/seed{seed}.h5", task=wc.task, ny=wc.ny, seed=REF_SEEDS)
-    if wc.variant in PHYSICAL_MODE:
-        return expand("results/pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx", task=wc.task, ny=wc.ny,
-                      mode=PHYSICAL_MODE[wc.variant], seed=config["pretrain"]["seeds"])
-    return []
-
-
-def sidecar_files(wc):
-    return [path.removesuffix(".eqx") + ".json" for path in reservoir_files(wc) if path.endswith(".eqx")]
-
-
-def task_param(task, key, default=None):
-    return config["data"].get(task, {}).get(key, default)
-
 
 rule rollout:
     input:

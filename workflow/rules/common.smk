@@ -62,7 +62,7 @@ SELECTED_RON = "results/reference/{task}/ny{ny}/selected.h5"
 def readout_params(task):
     """Keyword arguments of physres.readout's scores for one task."""
     readout = config["readout"]
-    return {"washout": config["data"].get(task, {}).get("washout", 0), "lag": config["data"].get(task, {}).get("lag", 0),
+    return {"washout": task_param(task, "washout", 0), "lag": task_param(task, "lag", 0),
             "C": readout["logistic_C"], "max_iter": readout["logistic_max_iter"], "alpha": readout["ridge_alpha"]}
 
 
@@ -82,3 +82,50 @@ def all_targets():
     targets += [f"results/tables/flops.{ext}" for ext in ("csv", "md", "tex")]
     targets += [f"results/figures/flops.{ext}" for ext in ("pdf", "png")]
     return targets
+
+
+# pretraining (rules/pretrain.smk)
+
+PRETRAIN_SEEDS = config["pretrain"]["seeds"]
+MODES = config["pretrain"]["modes"]
+
+
+def architecture(wc):
+    """Arguments of physres.physical.init_physical_reservoir for one (task, ny)."""
+    n_robots, n_pcs = robot_layout(config, wc.ny)
+    robot = config["robot"]
+    return {
+        "ny": int(wc.ny), "nu": task_n_u(wc.task), "n_robots": n_robots, "n_pcs": n_pcs,
+        "init_ranges": robot["init_ranges"], "controller": config["pretrain"]["controller"],
+        "sigma": config["pretrain"]["map_sigma_init"], "s_min": config["pretrain"]["map_s_min"],
+        "gravity": robot["gravity"], "coriolis": robot["coriolis"], "minimum_fraction": robot["minimum_fraction"],
+        "gauss_points": robot["gauss_points"], "dynamics": robot["dynamics"],
+    }
+
+
+# benchmark (rules/benchmark.smk)
+
+PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
+
+
+def variant_seeds(variant):
+    """Digital RONs use the reference seeds; the physical variants the pretraining starts."""
+    return REF_SEEDS if variant == "ron" else config["pretrain"]["seeds"]
+
+
+def reservoir_files(wc):
+    """The files that define a variant's reservoirs (unoptimized ones are drawn in the job)."""
+    if wc.variant == "ron":
+        return expand("results/reference/{task}/ny{ny}/seed{seed}.h5", task=wc.task, ny=wc.ny, seed=REF_SEEDS)
+    if wc.variant in PHYSICAL_MODE:
+        return expand("results/pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx", task=wc.task, ny=wc.ny,
+                      mode=PHYSICAL_MODE[wc.variant], seed=config["pretrain"]["seeds"])
+    return []
+
+
+def sidecar_files(wc):
+    return [path.removesuffix(".eqx") + ".json" for path in reservoir_files(wc) if path.endswith(".eqx")]
+
+
+def task_param(task, key, default=None):
+    return config["data"].get(task, {}).get(key, default)

@@ -1,21 +1,5 @@
 # Stages 4-5: multi-start pretraining of the physical reservoir and its evaluation.
 
-PRETRAIN_SEEDS = config["pretrain"]["seeds"]
-MODES = config["pretrain"]["modes"]
-
-
-def architecture(wc):
-    """Arguments of physres.physical.init_physical_reservoir for one (task, ny)."""
-    n_robots, n_pcs = robot_layout(config, wc.ny)
-    robot = config["robot"]
-    return {
-        "ny": int(wc.ny), "nu": task_n_u(wc.task), "n_robots": n_robots, "n_pcs": n_pcs,
-        "init_ranges": robot["init_ranges"], "controller": config["pretrain"]["controller"],
-        "sigma": config["pretrain"]["map_sigma_init"], "s_min": config["pretrain"]["map_s_min"],
-        "gravity": robot["gravity"], "coriolis": robot["coriolis"], "minimum_fraction": robot["minimum_fraction"],
-        "gauss_points": robot["gauss_points"], "dynamics": robot["dynamics"],
-    }
-
 
 rule pretrain:
     input:
