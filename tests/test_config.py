@@ -98,3 +98,20 @@ def test_snakemake_stops_before_any_job(tmp_path):
     assert result.returncode != 0
     assert "dimensions[1]: 10 is not a multiple of 3" in result.stdout + result.stderr
     assert "rule " not in result.stdout  # no job was even planned
+
+
+def test_command_line_lists_of_numbers_are_numbers():
+    """`--config 'dimensions=[6, 9]'` hands list items over as strings; the schema says ints."""
+    from physres.config import coerce_numbers
+
+    config = load()
+    config["dimensions"] = ["6", "9"]
+    config["pretrain"]["learning_rate"] = "1e-3"
+    config["tasks"] = ["smnist"]
+    coerced = coerce_numbers(config)
+    assert coerced["dimensions"] == [6, 9] and coerced["pretrain"]["learning_rate"] == 1e-3
+    assert coerced["tasks"] == ["smnist"] and coerced["data"]["smnist"]["sha256"] == config["data"]["smnist"]["sha256"]
+    check_config(coerced)
+    config["dimensions"] = ["six"]
+    with pytest.raises(ConfigError, match="dimensions\\[0\\]: 'six' is not of type 'integer'"):
+        check_config(coerce_numbers(config))

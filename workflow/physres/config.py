@@ -60,27 +60,60 @@ def nonfinite_errors(value: Any, path: tuple = ()) -> list[str]:
     return []
 
 
-def reversed_range_errors(config: dict, schema: dict) -> list[str]:
-    """Every value the schema types as a range ([low, high]) whose low exceeds its high."""
-    defs, lines = schema.get("$defs", {}), []
+def walk_schema(schema: dict, value: Any, visit, path: tuple = ()) -> Any:
+    """Rebuild ``value`` bottom-up along ``schema``: visit(node, ref, value, path) -> new value is
+    called on every value with the schema node that describes it ($ref resolved; ``ref`` is the
+    $defs name or None)."""
+    defs = schema.get("$defs", {})
 
-    def walk(node: dict, value: Any, path: tuple) -> None:
-        if "$ref" in node:
-            name = node["$ref"].split("/")[-1]
-            if name.endswith("range") and isinstance(value, list) and len(value) == 2 and value[0] > value[1]:
-                lines.append(f"{_key_path(path)}: range {value} is reversed (write [low, high])")
-            node = defs.get(name, {})
+    def walk(node: dict, value: Any, path: tuple) -> Any:
+        ref = node["$ref"].split("/")[-1] if "$ref" in node else None
+        if ref is not None:
+            node = defs.get(ref, {})
         if isinstance(value, dict):
+            children = {}
             for key, item in value.items():
                 child = node.get("properties", {}).get(key, node.get("additionalProperties"))
-                if isinstance(child, dict):
-                    walk(child, item, path + (key,))
+                children[key] = walk(child, item, path + (key,)) if isinstance(child, dict) else item
+            value = children
         elif isinstance(value, list) and isinstance(node.get("items"), dict):
-            for i, item in enumerate(value):
-                walk(node["items"], item, path + (i,))
+            value = [walk(node["items"], item, path + (i,)) for i, item in enumerate(value)]
+        return visit(node, ref, value, path)
 
-    walk(schema, config, ())
+    return walk(schema, value, path)
+
+
+def reversed_range_errors(config: dict, schema: dict) -> list[str]:
+    """Every value the schema types as a range ([low, high]) whose low exceeds its high."""
+    lines = []
+
+    def visit(node, ref, value, path):
+        if ref and ref.endswith("range") and isinstance(value, list) and len(value) == 2 and value[0] > value[1]:
+            lines.append(f"{_key_path(path)}: range {value} is reversed (write [low, high])")
+        return value
+
+    walk_schema(schema, config, visit)
     return lines
+
+
+def coerce_numbers(config: dict, schema_path: str | Path = SCHEMA) -> dict:
+    """A copy of ``config`` in which strings that the schema wants as numbers are numbers:
+    ``--config 'dimensions=[6, 9]'`` hands the list's items over as strings."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+
+    def visit(node, ref, value, path):
+        types = node.get("type", [])
+        types = [types] if isinstance(types, str) else types
+        if isinstance(value, str):
+            casts = ([int] if "integer" in types else []) + ([int, float] if "number" in types else [])
+            for cast in casts:
+                try:
+                    return cast(value)
+                except ValueError:
+                    pass
+        return value
+
+    return walk_schema(schema, config, visit)
 
 
 def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+from pathlib import Path
 
 import jax
 
@@ -23,4 +25,27 @@ def start_job(snakemake) -> logging.Logger:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     logger.info("rule %s, wildcards %s", snakemake.rule, dict(snakemake.wildcards))
+    logger.info("JAX %s on %s", jax.__version__, device_description())
+    if int(getattr(snakemake.resources, "gpu", 0) or 0) > 0 and jax.default_backend() == "cpu":
+        logger.warning("this rule asks for a GPU but JAX runs on the CPU: install the CUDA build "
+                       "(pip install -e '.[cuda]') on the GPU nodes, or set resources.%s.gpu: 0", snakemake.rule)
     return logger
+
+
+def device_description() -> str:
+    """The JAX backend and its devices, e.g. 'cpu: TFRT_CPU_0' or 'gpu: cuda:0 (NVIDIA H100)'."""
+    devices = ", ".join(f"{d} ({d.device_kind})" if d.platform != "cpu" else str(d) for d in jax.devices())
+    return f"{jax.default_backend()}: {devices}"
+
+
+def project_commit() -> str | None:
+    """The git commit of the workflow's checkout (with '+dirty' for uncommitted changes), or None."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty else "")

@@ -3,7 +3,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from physres.config import check_config, robot_layout, ron_config
+from physres.config import check_config, coerce_numbers, robot_layout, ron_config
 from physres.data import task_kind
 
 SCHEMA = "../schemas/config.schema.yaml"
@@ -17,6 +17,9 @@ for path in workflow.overwrite_configfiles or []:
             "as a config file, so targets must come first: snakemake TARGET ... --configfile "
             "workflow/configs/quick.yaml"
         )
+
+# `--config 'dimensions=[6, 9]'` passes list items as strings: numbers where the schema wants them
+config.update(coerce_numbers(config))
 
 # snakemake's validator first (fills defaults, the standard check); on failure our own pass
 # lists every bad key with the allowed values in one message.

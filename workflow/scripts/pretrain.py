@@ -5,7 +5,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from physres.jobs import start_job
+from physres.jobs import device_description, project_commit, start_job
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.pretrain import (Schedule, acceleration_rmse, dataset_digest, failed_starts, library_versions,
                               pretrain_multistart, run_fingerprint, save_checkpoint)
@@ -38,6 +38,7 @@ for i, (seed, path) in enumerate(zip(p.seeds, snakemake.output.models)):
     save_checkpoint(path, best, {
         "task": wc.task, "ny": int(wc.ny), "mode": wc.mode, "seed": seed,
         "architecture": p.architecture, "schedule": p.schedule, "versions": library_versions(),
+        "device": device_description(), "commit": project_commit(),
         "best_epoch": int(state.best_epoch[i]), "best_val_mse": float(state.best_val[i]),
         "test_rmse": rmse if trained else None, "failed": not trained, "fingerprint": fingerprint,
         "train_loss": np.asarray(state.train_loss[i]), "val_loss": np.asarray(state.val_loss[i]),
