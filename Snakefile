@@ -1,7 +1,17 @@
 # physres: pretraining soft-robot physical reservoirs against digital reference reservoirs.
 # Paper scale:  snakemake --cores all
 # Quick scale:  snakemake --cores all --configfile workflow/configs/quick.yaml
+import os
+import sys
+
 from snakemake.utils import min_version
+
+# the physres package of this checkout, for the Snakefile and for every job (also inside the
+# conda environment of workflow/envs/, which does not install it: with --sdm conda add
+# --conda-not-block-search-path-envvars, or Snakemake clears PYTHONPATH in the job)
+PHYSRES_PATH = os.path.join(workflow.basedir, "workflow")
+sys.path.insert(0, PHYSRES_PATH)
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [PHYSRES_PATH, os.environ.get("PYTHONPATH")])))
 
 min_version("9.0")
 

@@ -26,6 +26,8 @@ rule rollout:
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("rollout"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/rollout.py"
 
@@ -45,5 +47,7 @@ rule readout:
     threads: 1
     resources:
         **resources_for("readout"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/readout.py"

@@ -16,6 +16,8 @@ rule fetch_mnist:
     threads: 1
     resources:
         **resources_for("fetch_mnist"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/fetch_mnist.py"
 
@@ -35,6 +37,8 @@ rule fetch_adiac:
     threads: 1
     resources:
         **resources_for("fetch_adiac"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/fetch_adiac.py"
 
@@ -55,6 +59,8 @@ rule task_data_smnist:
     threads: 1
     resources:
         **resources_for("task_data"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/task_data.py"
 
@@ -75,6 +81,8 @@ rule task_data_adiac:
     threads: 1
     resources:
         **resources_for("task_data"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/task_data.py"
 
@@ -89,6 +97,8 @@ rule task_data_mackey_glass:
     threads: 1
     resources:
         **resources_for("task_data"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/task_data.py"
 
@@ -103,5 +113,7 @@ rule task_data_lorenz96:
     threads: 1
     resources:
         **resources_for("task_data"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/task_data.py"

@@ -22,6 +22,8 @@ rule pretrain:
     threads: 1  # XLA runs these small batched steps on one core; two jobs share 2 cores
     resources:
         **resources_for("pretrain"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/pretrain.py"
 
@@ -47,5 +49,7 @@ rule evaluate_pretraining:
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("evaluate_pretraining"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/evaluate_pretraining.py"

@@ -14,6 +14,8 @@ rule reference_ron:
     threads: 1
     resources:
         **resources_for("reference_ron"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/reference_ron.py"
 
@@ -41,6 +43,8 @@ rule select_reference:
     threads: 1
     resources:
         **resources_for("select_reference"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/select_reference.py"
 
@@ -62,5 +66,7 @@ rule pretraining_dataset:
     threads: 1
     resources:
         **resources_for("pretraining_dataset"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/pretraining_dataset.py"

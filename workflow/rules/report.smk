@@ -21,6 +21,8 @@ rule ron_reference_table:
     threads: 1
     resources:
         **resources_for("tables"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/ron_reference_table.py"
 
@@ -53,6 +55,8 @@ rule pretraining_table:
     threads: 1
     resources:
         **resources_for("tables"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/pretraining_table.py"
 
@@ -78,6 +82,8 @@ rule pretraining_figure:
     threads: 1
     resources:
         **resources_for("figures"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/pretraining_figure.py"
 
@@ -126,5 +132,7 @@ rule benchmark_tables:
     threads: 1
     resources:
         **resources_for("tables"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/benchmark_tables.py"

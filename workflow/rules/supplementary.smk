@@ -27,5 +27,7 @@ rule flops:
     threads: 1
     resources:
         **resources_for("tables"),
+    conda:
+        "../envs/physres.yaml"
     script:
         "../scripts/flops.py"
