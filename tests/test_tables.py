@@ -39,6 +39,8 @@ def test_ron_reference_table_files(tmp_path):
     md = (tmp_path / "ron_reference.md").read_text()
     assert "65.00 ± 7.07" in md and "61.50" in md and "0.600 ± 0.100 (*)" in md
     assert "$0.600_{0.100}^{*}$" in (tmp_path / "ron_reference.tex").read_text()
+    page = (tmp_path / "ron_reference.html").read_text()
+    assert "<table" in page and "65.00 ± 7.07" in page and "Digital RON reference" in page
 
 
 def test_trajectory_figure_draws_the_first_start_that_did_not_diverge(tmp_path):

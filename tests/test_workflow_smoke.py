@@ -133,3 +133,16 @@ def test_smoke_benchmark_tables_and_figure(smoke_run):
         assert list(h5["seeds"][...]) == SMOKE["pretrain"]["seeds"]
         states, peak = h5["seed0/train/states"][...], h5["seed0/train/peak"][...]
         assert states.shape[-1] == 6 and peak.shape == (1,)
+
+
+@pytest.mark.smoke
+def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
+    workdir, _ = smoke_run
+    snakemake(workdir, "--report", "report.html")
+    page = (workdir / "report.html").read_text()
+    assert "How to read the results" in page  # workflow/report/workflow.rst, the front page
+    for label in ("RON reference", "Pretraining (Table 1)", "PRC benchmark (Table 2)", "Mann-Whitney p-values",
+                  "Digital inference FLOPs", "Scalability"):
+        assert label in page, label
+    table = (workdir / "results/tables/benchmark.html").read_text()
+    assert table.startswith("<!DOCTYPE html>") and "<table" in table and "**" not in table

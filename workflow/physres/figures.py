@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 
 from physres.io import atomic_path  # noqa: E402
 
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9"]  # colour-blind-safe
 plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
                      "savefig.bbox": "tight", "pdf.fonttype": 42})
 
@@ -37,7 +38,7 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray | None]], d
     """
     # separate y axes: a rob_fixed rollout can be orders of magnitude off and would flatten the other panel
     fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 2.4), squeeze=False)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = OKABE_ITO
     for ax, (label, (y_ref, y_hat)) in zip(axes[0], panels.items()):
         t = dt * np.arange(1, len(y_ref) + 1)
         for color, i in zip(colors, components):
@@ -47,7 +48,7 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray | None]], d
         if y_hat is None:
             ax.text(0.5, 0.5, "every start diverged", transform=ax.transAxes, ha="center", va="center")
         ax.set_title(label)
-        ax.set_xlabel("time")
+        ax.set_xlabel("time (s)")
     axes[0][0].set_ylabel("reservoir coordinate")
     axes[0][-1].legend(frameon=False, ncol=2, fontsize=7)
     if title:
@@ -55,44 +56,53 @@ def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray | None]], d
     return fig
 
 
-VARIANT_STYLE = {  # label, color
-    "unoptimized": ("Unoptimized", "#d62728"),
-    "partial": ("Partially pretrained", "#ff7f0e"),
-    "pretrained": ("Pretrained (ours)", "#2ca02c"),
+VARIANT_STYLE = {  # label, colour (Okabe-Ito), marker: told apart without colour too
+    "unoptimized": ("Unoptimized", "#D55E00", "v"),
+    "partial": ("Partially pretrained", "#E69F00", "s"),
+    "pretrained": ("Pretrained (ours)", "#009E73", "o"),
 }
 METRIC_LABEL = {"accuracy": "accuracy (%) ↑", "nrmse": "NRMSE ↓"}
 
 
 def scalability_figure(table, task_labels: dict[str, str]):
     """The paper's scalability figure: one panel per task, score against ny; mean line and
-    std band per physical variant, the target RON dashed gray.
+    std band per physical variant, the target RON dashed gray. Diverged runs are marked as in
+    the tables (one * per run beside the point); a cell whose runs all diverged gets an x on
+    the panel's lower edge in the variant's colour.
 
-    table: the benchmark table (columns task, ny, variant, metric, mean, std, target).
+    table: the benchmark table (columns task, ny, variant, metric, mean, std, target, n_diverged).
     """
     tasks = list(dict.fromkeys(table["task"]))
     fig, axes = plt.subplots(1, len(tasks), figsize=(3.0 * len(tasks), 2.6), squeeze=False)
     for ax, task in zip(axes[0], tasks):
         rows = table[table["task"] == task]
         ron = rows[rows["variant"] == "ron"].sort_values("ny")
-        ax.plot(ron["ny"], ron["target"], color="0.5", ls="--", lw=1.2, marker="s", ms=3, label="Digital RON")
-        for variant, (label, color) in VARIANT_STYLE.items():
+        ax.plot(ron["ny"], ron["target"], color="0.45", ls="--", lw=1.2, marker="D", ms=3, label="Digital RON")
+        for variant, (label, color, marker) in VARIANT_STYLE.items():
             r = rows[rows["variant"] == variant].sort_values("ny")
             if r.empty:
                 continue
             mean, std = r["mean"].to_numpy(float), np.nan_to_num(r["std"].to_numpy(float))
-            ax.plot(r["ny"], mean, color=color, lw=1.5, marker="o", ms=3, label=label)
+            ax.plot(r["ny"], mean, color=color, lw=1.5, marker=marker, ms=4, label=label)
             ax.fill_between(r["ny"], mean - std, mean + std, color=color, alpha=0.2, lw=0)
+            for ny, value, n_diverged in zip(r["ny"], mean, r["n_diverged"].fillna(0).astype(int)):
+                if not np.isfinite(value):  # nothing to draw: every run diverged
+                    ax.plot([ny], [0.0], marker="x", color=color, ms=7, mew=1.8, clip_on=False,
+                            transform=ax.get_xaxis_transform())
+                elif n_diverged:
+                    ax.annotate("*" * n_diverged, (ny, value), textcoords="offset points", xytext=(3, 3),
+                                color=color, fontsize=8)
         ax.set_title(task_labels.get(task, task))
         ax.set_xlabel(r"$n_y$")
         ax.set_xticks(sorted(rows["ny"].unique()))
         ax.set_ylabel(METRIC_LABEL.get(rows["metric"].iloc[0], rows["metric"].iloc[0]))
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.08))
+    handles.append(plt.Line2D([], [], color="0.3", marker="x", ls="", ms=6, mew=1.8))
+    labels.append("all runs diverged (* one diverged run)")
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.1),
+               fontsize=7)
     fig.tight_layout()
     return fig
-
-
-OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]  # colour-blind-safe
 
 
 def flops_figure(config: dict, task_labels: dict[str, str], largest_ny: int = 300):

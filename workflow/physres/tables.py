@@ -7,6 +7,9 @@ The standard deviation is the sample one (ddof = 1).
 
 from __future__ import annotations
 
+import html
+import re
+
 from pathlib import Path
 from typing import Iterable
 
@@ -57,6 +60,16 @@ def sort_cells(frame: pd.DataFrame) -> pd.DataFrame:
                              kind="stable").reset_index(drop=True)
 
 
+HTML_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><style>
+body {{font-family: sans-serif; font-size: 13px; margin: 1em;}}
+table {{border-collapse: collapse;}} th, td {{padding: 3px 10px; text-align: right;}}
+th {{border-bottom: 1px solid #444;}} tr:nth-child(even) {{background: #f3f3f3;}}
+td:first-child, th:first-child {{text-align: left;}}
+</style></head><body><p>{caption}</p>{table}</body></html>
+"""
+
+
 def format_value(value: float, metric: str) -> str:
     if value is None or not np.isfinite(value):
         return "--"
@@ -73,11 +86,14 @@ def mean_std(row: pd.Series, style: str) -> str:
 
 def write_table(frame: pd.DataFrame, display: pd.DataFrame, latex_display: pd.DataFrame, stem: str | Path,
                 caption: str) -> None:
-    """Write stem.csv (tidy numbers), stem.md and stem.tex (the rendered table)."""
+    """Write stem.csv (tidy numbers), stem.md, stem.html (shown inline in the report) and
+    stem.tex (the rendered table)."""
     stem = Path(stem)
     with atomic_path(stem.with_suffix(".csv")) as tmp:
         frame.to_csv(tmp, index=False, float_format="%.6g")
     write_text(stem.with_suffix(".md"), f"{caption}\n\n{display.to_markdown(index=False, disable_numparse=True)}\n")
+    table_html = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", display.to_html(index=False, border=0))  # markdown bold
+    write_text(stem.with_suffix(".html"), HTML_PAGE.format(caption=html.escape(caption), table=table_html))
     latex = latex_display.to_latex(index=False, escape=False, column_format="l" * len(latex_display.columns))
     write_text(stem.with_suffix(".tex"), f"% {caption}\n{latex}")
 

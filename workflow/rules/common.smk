@@ -5,6 +5,7 @@ from snakemake.utils import validate
 
 from physres.config import check_config, coerce_numbers, robot_layout, ron_config
 from physres.data import task_kind
+from physres.tables import TASK_LABEL
 
 SCHEMA = "../schemas/config.schema.yaml"
 

@@ -6,16 +6,16 @@ rule ron_reference_table:
         scores=expand("results/scores/{task}/ny{ny}/ron.json", task=TASKS, ny=DIMS),
         selections=expand("results/reference/{task}/ny{ny}/selection.json", task=TASKS, ny=DIMS),
     output:
-        csv=report(
-            "results/tables/ron_reference.csv",
+        csv="results/tables/ron_reference.csv",
+        html=report(
+            "results/tables/ron_reference.html",
             caption="../report/ron_reference.rst",
-            category="Tables",
+            category="Digital reference",
+            subcategory="Tables",
             labels={"table": "RON reference"},
         ),
         md="results/tables/ron_reference.md",
         tex="results/tables/ron_reference.tex",
-    params:
-        paper=[{"task": c["task"], "ny": c["ny"], "paper": c["paper"]} for c in config["reference"]["configs"]],
     log:
         "logs/ron_reference_table.log",
     threads: 1
@@ -31,24 +31,27 @@ rule pretraining_table:
     input:
         evaluations=expand("results/pretrain/{task}/ny{ny}/{mode}/evaluation.json", task=TASKS, ny=DIMS, mode=MODES),
     output:
-        csv=report(
-            "results/tables/pretraining.csv",
+        csv="results/tables/pretraining.csv",
+        html=report(
+            "results/tables/pretraining.html",
             caption="../report/pretraining.rst",
-            category="Tables",
+            category="Pretraining",
+            subcategory="Tables",
             labels={"table": "Pretraining (Table 1)"},
         ),
         md="results/tables/pretraining.md",
         tex="results/tables/pretraining.tex",
-        summary=report(
-            "results/tables/pretraining_summary.csv",
+        summary="results/tables/pretraining_summary.csv",
+        summary_html=report(
+            "results/tables/pretraining_summary.html",
             caption="../report/pretraining_summary.rst",
-            category="Tables",
+            category="Pretraining",
+            subcategory="Tables",
             labels={"table": "Pretraining: reductions and divergences"},
         ),
         summary_md="results/tables/pretraining_summary.md",
         summary_tex="results/tables/pretraining_summary.tex",
     params:
-        paper=config["pretrain"]["paper"],
         layouts=config["robot"]["layouts"],
     log:
         "logs/pretraining_table.log",
@@ -71,12 +74,13 @@ rule pretraining_figure:
         png=report(
             "results/figures/pretraining_trajectories.png",
             caption="../report/pretraining_trajectories.rst",
-            category="Figures",
+            category="Pretraining",
+            subcategory="Figures",
             labels={"figure": "Pretraining trajectories (Fig. 3)"},
         ),
     params:
         modes=MODES,
-        title=f"{FIGURE_TASK}, ny = {FIGURE_NY}",
+        title=f"{TASK_LABEL[FIGURE_TASK]}, $n_y$ = {FIGURE_NY}",
     log:
         "logs/pretraining_figure.log",
     threads: 1
@@ -93,26 +97,32 @@ rule benchmark_tables:
         scores=expand("results/scores/{task}/ny{ny}/{variant}.json", task=TASKS, ny=DIMS, variant=VARIANTS),
         selections=expand("results/reference/{task}/ny{ny}/selection.json", task=TASKS, ny=DIMS),
     output:
-        benchmark=report(
-            "results/tables/benchmark.csv",
+        benchmark="results/tables/benchmark.csv",
+        benchmark_html=report(
+            "results/tables/benchmark.html",
             caption="../report/benchmark.rst",
-            category="Tables",
+            category="PRC benchmark",
+            subcategory="Tables",
             labels={"table": "PRC benchmark (Table 2)"},
         ),
         benchmark_md="results/tables/benchmark.md",
         benchmark_tex="results/tables/benchmark.tex",
-        significance=report(
-            "results/tables/significance.csv",
+        significance="results/tables/significance.csv",
+        significance_html=report(
+            "results/tables/significance.html",
             caption="../report/significance.rst",
-            category="Tables",
+            category="PRC benchmark",
+            subcategory="Tables",
             labels={"table": "Mann-Whitney p-values"},
         ),
         significance_md="results/tables/significance.md",
         significance_tex="results/tables/significance.tex",
-        summary=report(
-            "results/tables/summary.csv",
+        summary="results/tables/summary.csv",
+        summary_html=report(
+            "results/tables/summary.html",
             caption="../report/summary.rst",
-            category="Tables",
+            category="PRC benchmark",
+            subcategory="Tables",
             labels={"table": "Summary"},
         ),
         summary_md="results/tables/summary.md",
@@ -121,11 +131,11 @@ rule benchmark_tables:
         figure_png=report(
             "results/figures/scalability.png",
             caption="../report/scalability.rst",
-            category="Figures",
+            category="PRC benchmark",
+            subcategory="Figures",
             labels={"figure": "Scalability"},
         ),
     params:
-        paper=config["benchmark"]["paper"],
         alpha=config["benchmark"]["significance_level"],
     log:
         "logs/benchmark_tables.log",

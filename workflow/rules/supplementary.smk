@@ -3,10 +3,12 @@
 
 rule flops:
     output:
-        csv=report(
-            "results/tables/flops.csv",
+        csv="results/tables/flops.csv",
+        html=report(
+            "results/tables/flops.html",
             caption="../report/flops.rst",
-            category="Tables",
+            category="Supplementary",
+            subcategory="Digital inference cost",
             labels={"table": "Digital inference FLOPs"},
         ),
         md="results/tables/flops.md",
@@ -15,13 +17,13 @@ rule flops:
         png=report(
             "results/figures/flops.png",
             caption="../report/flops_figure.rst",
-            category="Figures",
+            category="Supplementary",
+            subcategory="Digital inference cost",
             labels={"figure": "Digital inference FLOPs"},
         ),
     params:
         config={key: config[key] for key in ("tasks", "data")},
         dimensions=DIMS,
-        paper=config["supplementary"]["flops"]["paper"],
     log:
         "logs/flops.log",
     threads: 1

@@ -10,7 +10,7 @@ from physres.tables import (TASK_LABEL, benchmark_cells, benchmark_table, load_s
 log = setup_logging(snakemake.log[0])
 p, out = snakemake.params, snakemake.output
 scores = load_scores(snakemake.input.scores)
-table = benchmark_table(scores, load_selections(snakemake.input.selections), p.paper)
+table = benchmark_table(scores, load_selections(snakemake.input.selections), snakemake.config["benchmark"]["paper"])
 render_benchmark(table, Path(out.benchmark).with_suffix(""))
 significance = significance_table(scores, p.alpha)
 render_significance(significance, Path(out.significance).with_suffix(""), p.alpha)

@@ -8,6 +8,7 @@ from physres.tables import load_scores, load_selections, render_ron_reference, r
 
 log = setup_logging(snakemake.log[0])
 scores = load_scores(snakemake.input.scores)
-table = ron_reference_table(scores, pd.DataFrame(snakemake.params.paper), load_selections(snakemake.input.selections))
+paper = pd.DataFrame([{"task": c["task"], "ny": c["ny"], "paper": c["paper"]} for c in snakemake.config["reference"]["configs"]])
+table = ron_reference_table(scores, paper, load_selections(snakemake.input.selections))
 render_ron_reference(table, Path(snakemake.output.csv).with_suffix(""))
 log.info("\n%s", table.to_string())
