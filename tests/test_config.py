@@ -115,3 +115,20 @@ def test_command_line_lists_of_numbers_are_numbers():
     config["dimensions"] = ["six"]
     with pytest.raises(ConfigError, match="dimensions\\[0\\]: 'six' is not of type 'integer'"):
         check_config(coerce_numbers(config))
+
+
+def planned_outputs(*args):
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", *args], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return {path.strip() for line in out.stdout.splitlines() if line.strip().startswith("output:")
+            for path in line.split(":", 1)[1].split(",")}
+
+
+def test_each_scale_writes_its_own_tree():
+    """A run without --configfile after a quick run plans nothing under the quick run's trees:
+    every output is in results/paper/ (or the shared downloads in resources/)."""
+    paper = planned_outputs()
+    quick = planned_outputs("--configfile", "workflow/configs/quick.yaml")
+    outside = lambda outputs, run: {p for p in outputs if not p.startswith((f"results/{run}/", "resources/"))}  # noqa: E731
+    assert paper and quick and outside(paper, "paper") == set() and outside(quick, "quick") == set()
+    assert {p for p in paper & quick if not p.startswith("resources/")} == set()

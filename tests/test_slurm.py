@@ -19,7 +19,7 @@ leave much of them idle). Then:
   ``--mem``/``-t``/``--gpus`` must be the job's resources, i.e. config.yaml's ``resources:``
   table for the rules that have an entry there;
 * a job that fails is reported as failed with its logs kept: in a copy of the finished run,
-  results/data/mackey_glass.h5 is overwritten with garbage and the rollout of one
+  results/smoke/data/mackey_glass.h5 is overwritten with garbage and the rollout of one
   mackey_glass cell is forced (``--forcerun rollout``). Snakemake must exit non-zero, name
   rule rollout, keep its log under logs/ and the SLURM log, and leave every other output alone.
 
@@ -519,10 +519,10 @@ def test_failing_job_is_reported(smoke_runs, cluster, override_profile, tmp_path
     assert run.returncode == 0, "the smoke DAG failed on SLURM; see test_smoke_dag_on_slurm_matches_local"
     workdir = tmp_path / "fail"
     shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
-    target = f"results/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
-    log_rel = f"logs/rollout/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
+    target = f"results/smoke/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
+    log_rel = f"logs/smoke/rollout/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
     assert (workdir / target).is_file()
-    (workdir / "results/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
+    (workdir / "results/smoke/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
     before = digests(workdir / "results", skip={target.removeprefix("results/")})
 
     # the target before --forcerun, whose list would swallow it; --configfile last

@@ -17,7 +17,7 @@ SMOKE = yaml.safe_load((ROOT / "workflow/configs/smoke.yaml").read_text())
 @pytest.mark.smoke
 def test_smoke_dag_builds_every_target(smoke_run):
     workdir, _ = smoke_run
-    table = pd.read_csv(workdir / "results/tables/ron_reference.csv")
+    table = pd.read_csv(workdir / "results/smoke/tables/ron_reference.csv")
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     assert len(table) == len(config["tasks"]) * len(SMOKE["dimensions"])
     assert (table["n_seeds"] == len(SMOKE["reference"]["seeds"])).all()
@@ -27,7 +27,7 @@ def test_smoke_dag_builds_every_target(smoke_run):
     nrmse = table[table["metric"] == "nrmse"]["mean"]
     assert (nrmse > 0).all() and (nrmse < 1.5).all()
     for ext in ("md", "tex"):
-        assert (workdir / f"results/tables/ron_reference.{ext}").stat().st_size > 100
+        assert (workdir / f"results/smoke/tables/ron_reference.{ext}").stat().st_size > 100
 
 
 @pytest.mark.smoke
@@ -36,18 +36,18 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
     with np.load(workdir / "resources/mnist/mnist.npz") as mnist:
         assert mnist["x_train"].shape == (60000, 784) and mnist["x_test"].shape == (10000, 784)
         assert set(np.unique(mnist["y_test"])) == set(range(10))
-    with h5py.File(workdir / "results/data/smnist.h5") as h5:
+    with h5py.File(workdir / "results/smoke/data/smnist.h5") as h5:
         steps = (28 // SMOKE["data"]["smnist"]["pool"]) ** 2
         assert h5["train/u"].shape == (SMOKE["data"]["smnist"]["n_train"], steps, 1)
         assert 0.0 <= h5["test/u"][...].min() and h5["test/u"][...].max() <= 1.0
-    with h5py.File(workdir / "results/data/adiac.h5") as h5:
+    with h5py.File(workdir / "results/smoke/data/adiac.h5") as h5:
         adiac, steps = SMOKE["data"]["adiac"], 176 // SMOKE["data"]["adiac"]["pool"]
         assert h5["train/u"].shape == (adiac["n_train"], steps, 1) and h5["test/u"].shape == (adiac["n_test"], steps, 1)
         assert h5.attrs["n_classes"] == 37  # from both full splits, whatever the subset
-    with h5py.File(workdir / "results/data/lorenz96.h5") as h5:
+    with h5py.File(workdir / "results/smoke/data/lorenz96.h5") as h5:
         lorenz = SMOKE["data"]["lorenz96"]
         assert h5["test/u"].shape == (lorenz["n_test"], lorenz["n_steps"], 5)
-    with h5py.File(workdir / "results/datasets/mackey_glass/ny6.h5") as h5:
+    with h5py.File(workdir / "results/smoke/datasets/mackey_glass/ny6.h5") as h5:
         m = SMOKE["pretraining_dataset"]["m"]
         assert [len(h5[s]["y"]) for s in ("train", "val", "test")] == [int(0.7 * m), int(0.1 * m), int(0.2 * m)]
         assert h5["train/yddot"].shape[1] == 6 and h5.attrs["seed"] == 0
@@ -56,15 +56,15 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
 @pytest.mark.smoke
 def test_smoke_logs_and_rerun_is_noop(smoke_run):
     workdir, _ = smoke_run
-    assert (workdir / "logs/rollout/adiac_ny6_pretrained.log").read_text().strip()
-    assert (workdir / "benchmarks/rollout/adiac_ny6_pretrained.tsv").exists()
+    assert (workdir / "logs/smoke/rollout/adiac_ny6_pretrained.log").read_text().strip()
+    assert (workdir / "benchmarks/smoke/rollout/adiac_ny6_pretrained.tsv").exists()
     assert "Nothing to be done" in snakemake(workdir, "-n")
 
 
 @pytest.mark.smoke
 def test_smoke_rerun_is_bitwise_identical(smoke_run):
     workdir, _ = smoke_run
-    scores = [workdir / f"results/scores/smnist/ny6/{v}.json" for v in ("ron", "unoptimized", "pretrained")]
+    scores = [workdir / f"results/smoke/scores/smnist/ny6/{v}.json" for v in ("ron", "unoptimized", "pretrained")]
     targets = [str(s.relative_to(workdir)).replace("scores", "activations").replace(".json", ".h5") for s in scores]
     before = []
     for target in targets:
@@ -81,31 +81,31 @@ def test_smoke_rerun_is_bitwise_identical(smoke_run):
 @pytest.mark.smoke
 def test_smoke_pretraining_outputs(smoke_run):
     workdir, _ = smoke_run
-    table = pd.read_csv(workdir / "results/tables/pretraining.csv")
+    table = pd.read_csv(workdir / "results/smoke/tables/pretraining.csv")
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
     assert len(table) == n_cells * 2 * 3  # modes x metrics
     assert set(table["metric"]) == {"test_rmse", "test_rmse_norm", "trajectory_nrmse"}
-    summary = pd.read_csv(workdir / "results/tables/pretraining_summary.csv")
+    summary = pd.read_csv(workdir / "results/smoke/tables/pretraining_summary.csv")
     assert len(summary) == len(config["tasks"]) + 1  # a reduction per task and the diverged count
     assert summary["paper"].notna().all()
     assert (table["n_seeds"] == len(SMOKE["pretrain"]["seeds"])).all()
     assert table["paper_mean"].notna().all()
     for ext in ("pdf", "png"):
-        assert (workdir / f"results/figures/pretraining_trajectories.{ext}").stat().st_size > 5000
-        assert (workdir / f"results/figures/flops.{ext}").stat().st_size > 5000
-    flops = pd.read_csv(workdir / "results/tables/flops.csv")
+        assert (workdir / f"results/smoke/figures/pretraining_trajectories.{ext}").stat().st_size > 5000
+        assert (workdir / f"results/smoke/figures/flops.{ext}").stat().st_size > 5000
+    flops = pd.read_csv(workdir / "results/smoke/tables/flops.csv")
     assert len(flops) == len(config["tasks"]) * len(SMOKE["dimensions"]) * 3 * 3  # pipelines x parts
     for mode, frozen in (("rob_fixed", True), ("full", False)):
-        sidecar = json.loads((workdir / f"results/pretrain/adiac/ny6/{mode}/seed1.json").read_text())
+        sidecar = json.loads((workdir / f"results/smoke/pretrain/adiac/ny6/{mode}/seed1.json").read_text())
         assert sidecar["seed"] == 1 and sidecar["mode"] == mode and "soromox" in sidecar["versions"]
         assert len(sidecar["train_loss"]) == SMOKE["pretrain"]["epochs"]
         same = np.array_equal(np.array(sidecar["theta_rob_initial"]), np.array(sidecar["theta_rob"]))
         assert same == frozen
-    evaluation = json.loads((workdir / "results/pretrain/mackey_glass/ny6/full/evaluation.json").read_text())
+    evaluation = json.loads((workdir / "results/smoke/pretrain/mackey_glass/ny6/full/evaluation.json").read_text())
     assert evaluation["n_steps"] == SMOKE["evaluation"]["max_steps"]
     assert [s["seed"] for s in evaluation["seeds"]] == SMOKE["pretrain"]["seeds"]
-    with h5py.File(workdir / "results/pretrain/mackey_glass/ny6/full/trajectories.h5") as h5:
+    with h5py.File(workdir / "results/smoke/pretrain/mackey_glass/ny6/full/trajectories.h5") as h5:
         assert h5["y_hat"].shape == (2, 1, SMOKE["evaluation"]["max_steps"], 6)
 
 
@@ -114,22 +114,22 @@ def test_smoke_benchmark_tables_and_figure(smoke_run):
     workdir, _ = smoke_run
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
-    benchmark = pd.read_csv(workdir / "results/tables/benchmark.csv")
+    benchmark = pd.read_csv(workdir / "results/smoke/tables/benchmark.csv")
     assert len(benchmark) == n_cells * 4 and set(benchmark["variant"]) == {"ron", "unoptimized", "partial", "pretrained"}
     assert (benchmark["n_seeds"] == 2).all()
     assert benchmark.loc[benchmark.variant == "ron", "target"].notna().all()
-    significance = pd.read_csv(workdir / "results/tables/significance.csv")
+    significance = pd.read_csv(workdir / "results/smoke/tables/significance.csv")
     assert len(significance) == n_cells * 2
     # two seeds per group: the smallest one-sided exact p-value is 1 / C(4, 2)
     assert (significance["p_value"].dropna() >= 1 / 6 - 1e-12).all()
-    summary = pd.read_csv(workdir / "results/tables/summary.csv")
+    summary = pd.read_csv(workdir / "results/smoke/tables/summary.csv")
     assert summary["quantity"].str.contains("share of RON performance retained").any()
     for name in ("benchmark", "significance", "summary"):
         for ext in ("md", "tex"):
-            assert (workdir / f"results/tables/{name}.{ext}").stat().st_size > 100
+            assert (workdir / f"results/smoke/tables/{name}.{ext}").stat().st_size > 100
     for ext in ("pdf", "png"):
-        assert (workdir / f"results/figures/scalability.{ext}").stat().st_size > 5000
-    with h5py.File(workdir / "results/activations/mackey_glass/ny6/unoptimized.h5") as h5:
+        assert (workdir / f"results/smoke/figures/scalability.{ext}").stat().st_size > 5000
+    with h5py.File(workdir / "results/smoke/activations/mackey_glass/ny6/unoptimized.h5") as h5:
         assert list(h5["seeds"][...]) == SMOKE["pretrain"]["seeds"]
         states, peak = h5["seed0/train/states"][...], h5["seed0/train/peak"][...]
         assert states.shape[-1] == 6 and peak.shape == (1,)
@@ -144,5 +144,5 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
     for label in ("RON reference", "Pretraining (Table 1)", "PRC benchmark (Table 2)", "Mann-Whitney p-values",
                   "Digital inference FLOPs", "Scalability"):
         assert label in page, label
-    table = (workdir / "results/tables/benchmark.html").read_text()
+    table = (workdir / "results/smoke/tables/benchmark.html").read_text()
     assert table.startswith("<!DOCTYPE html>") and "<table" in table and "**" not in table

@@ -6,9 +6,9 @@ rule rollout:
     input:
         reservoirs=reservoir_files,
         sidecars=sidecar_files,
-        data="results/data/{task}.h5",
+        data=results_path("data/{task}.h5"),
     output:
-        h5="results/activations/{task}/ny{ny}/{variant}.h5",
+        h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
     params:
         seeds=lambda wc: variant_seeds(wc.variant),
         architecture=architecture,
@@ -22,7 +22,7 @@ rule rollout:
     log:
         log_path("rollout", "{task}_ny{ny}_{variant}"),
     benchmark:
-        "benchmarks/rollout/{task}_ny{ny}_{variant}.tsv"
+        benchmark_path("rollout/{task}_ny{ny}_{variant}.tsv")
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("rollout"),
@@ -35,9 +35,9 @@ rule rollout:
 rule readout:
     input:
         activations=rules.rollout.output.h5,
-        data="results/data/{task}.h5",
+        data=results_path("data/{task}.h5"),
     output:
-        json="results/scores/{task}/ny{ny}/{variant}.json",
+        json=results_path("scores/{task}/ny{ny}/{variant}.json"),
     params:
         washout=lambda wc: task_param(wc.task, "washout", 0),
         lag=lambda wc: task_param(wc.task, "lag", 0),

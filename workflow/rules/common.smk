@@ -31,6 +31,23 @@ except WorkflowError:
     raise
 check_config(config)
 
+# Every run (config key `run`: paper, quick, reduced, smoke, ...) writes its own trees, so no
+# scale overwrites another's results; resources/ (the downloaded data) is shared.
+RUN = config["run"]
+
+
+def results_path(path):
+    return f"results/{RUN}/{path}"
+
+
+def benchmark_path(path):
+    return f"benchmarks/{RUN}/{path}"
+
+
+def log_path(rule_name, pattern=None):
+    return f"logs/{RUN}/{rule_name}/{pattern}.log" if pattern else f"logs/{RUN}/{rule_name}.log"
+
+
 TASKS = config["tasks"]
 DIMS = config["dimensions"]
 REF_SEEDS = config["reference"]["seeds"]
@@ -55,12 +72,8 @@ def resources_for(rule_name):
     return entry
 
 
-def log_path(rule_name, pattern):
-    return f"logs/{rule_name}/{pattern}.log"
-
-
 # the RON a (task, ny) is pretrained against: the best of reference.candidates on validation
-SELECTED_RON = "results/reference/{task}/ny{ny}/selected.h5"
+SELECTED_RON = results_path("reference/{task}/ny{ny}/selected.h5")
 
 
 def readout_params(task):
@@ -75,16 +88,16 @@ def task_n_u(task):
 
 
 def all_targets():
-    targets = [f"results/tables/ron_reference.{ext}" for ext in ("csv", "md", "tex")]
-    targets += expand("results/datasets/{task}/ny{ny}.h5", task=TASKS, ny=DIMS)
-    targets += [f"results/tables/{name}.{ext}" for name in ("pretraining", "pretraining_summary")
+    targets = [results_path(f"tables/ron_reference.{ext}") for ext in ("csv", "md", "tex")]
+    targets += expand(results_path("datasets/{task}/ny{ny}.h5"), task=TASKS, ny=DIMS)
+    targets += [results_path(f"tables/{name}.{ext}") for name in ("pretraining", "pretraining_summary")
                 for ext in ("csv", "md", "tex")]
-    targets += [f"results/figures/pretraining_trajectories.{ext}" for ext in ("pdf", "png")]
-    targets += [f"results/tables/{name}.{ext}" for name in ("benchmark", "significance", "summary")
+    targets += [results_path(f"figures/pretraining_trajectories.{ext}") for ext in ("pdf", "png")]
+    targets += [results_path(f"tables/{name}.{ext}") for name in ("benchmark", "significance", "summary")
                 for ext in ("csv", "md", "tex")]
-    targets += [f"results/figures/scalability.{ext}" for ext in ("pdf", "png")]
-    targets += [f"results/tables/flops.{ext}" for ext in ("csv", "md", "tex")]
-    targets += [f"results/figures/flops.{ext}" for ext in ("pdf", "png")]
+    targets += [results_path(f"figures/scalability.{ext}") for ext in ("pdf", "png")]
+    targets += [results_path(f"tables/flops.{ext}") for ext in ("csv", "md", "tex")]
+    targets += [results_path(f"figures/flops.{ext}") for ext in ("pdf", "png")]
     return targets
 
 
@@ -120,9 +133,9 @@ def variant_seeds(variant):
 def reservoir_files(wc):
     """The files that define a variant's reservoirs (unoptimized ones are drawn in the job)."""
     if wc.variant == "ron":
-        return expand("results/reference/{task}/ny{ny}/seed{seed}.h5", task=wc.task, ny=wc.ny, seed=REF_SEEDS)
+        return expand(results_path("reference/{task}/ny{ny}/seed{seed}.h5"), task=wc.task, ny=wc.ny, seed=REF_SEEDS)
     if wc.variant in PHYSICAL_MODE:
-        return expand("results/pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx", task=wc.task, ny=wc.ny,
+        return expand(results_path("pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx"), task=wc.task, ny=wc.ny,
                       mode=PHYSICAL_MODE[wc.variant], seed=config["pretrain"]["seeds"])
     return []
 

@@ -12,7 +12,7 @@ rule fetch_mnist:
         sha256=config["data"]["smnist"]["sha256"],
         path=config["data"]["smnist"]["path"],
     log:
-        "logs/fetch_mnist.log",
+        log_path("fetch_mnist"),
     threads: 1
     resources:
         **resources_for("fetch_mnist"),
@@ -33,7 +33,7 @@ rule fetch_adiac:
         sha256=config["data"]["adiac"]["sha256"],
         path=config["data"]["adiac"]["path"],
     log:
-        "logs/fetch_adiac.log",
+        log_path("fetch_adiac"),
     threads: 1
     resources:
         **resources_for("fetch_adiac"),
@@ -48,14 +48,14 @@ rule task_data_smnist:
         npz=rules.fetch_mnist.output.npz,
         sha256=rules.fetch_mnist.output.sha256,  # read_mnist_npz checks the archive against it
     output:
-        h5="results/data/smnist.h5",
+        h5=results_path("data/smnist.h5"),
     params:
         n_train=config["data"]["smnist"]["n_train"],
         n_test=config["data"]["smnist"]["n_test"],
         seed=config["data"]["smnist"]["seed"],
         pool=config["data"]["smnist"]["pool"],
     log:
-        "logs/task_data/smnist.log",
+        log_path("task_data", "smnist"),
     threads: 1
     resources:
         **resources_for("task_data"),
@@ -70,14 +70,14 @@ rule task_data_adiac:
         train=rules.fetch_adiac.output.train,
         test=rules.fetch_adiac.output.test,
     output:
-        h5="results/data/adiac.h5",
+        h5=results_path("data/adiac.h5"),
     params:
         sha256=config["data"]["adiac"]["sha256"],  # checked again when read
         pool=config["data"]["adiac"]["pool"],
         n_train=config["data"]["adiac"]["n_train"],
         n_test=config["data"]["adiac"]["n_test"],
     log:
-        "logs/task_data/adiac.log",
+        log_path("task_data", "adiac"),
     threads: 1
     resources:
         **resources_for("task_data"),
@@ -89,11 +89,11 @@ rule task_data_adiac:
 
 rule task_data_mackey_glass:
     output:
-        h5="results/data/mackey_glass.h5",
+        h5=results_path("data/mackey_glass.h5"),
     params:
         **config["data"]["mackey_glass"],
     log:
-        "logs/task_data/mackey_glass.log",
+        log_path("task_data", "mackey_glass"),
     threads: 1
     resources:
         **resources_for("task_data"),
@@ -105,11 +105,11 @@ rule task_data_mackey_glass:
 
 rule task_data_lorenz96:
     output:
-        h5="results/data/lorenz96.h5",
+        h5=results_path("data/lorenz96.h5"),
     params:
         **config["data"]["lorenz96"],
     log:
-        "logs/task_data/lorenz96.log",
+        log_path("task_data", "lorenz96"),
     threads: 1
     resources:
         **resources_for("task_data"),

@@ -3,22 +3,22 @@
 
 rule pretrain:
     input:
-        dataset="results/datasets/{task}/ny{ny}.h5",
+        dataset=results_path("datasets/{task}/ny{ny}.h5"),
     output:
-        models=expand("results/pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx", seed=PRETRAIN_SEEDS),
-        sidecars=expand("results/pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json", seed=PRETRAIN_SEEDS),
+        models=expand(results_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
+        sidecars=expand(results_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json"), seed=PRETRAIN_SEEDS),
     params:
         architecture=architecture,
         seeds=PRETRAIN_SEEDS,
         schedule={k: config["pretrain"][k] for k in
                   ("epochs", "warmup_epochs", "learning_rate", "final_learning_rate", "batch_size", "clip_norm")},
         checkpoint_every=config["pretrain"]["checkpoint_every"],
-        resume="results/pretrain/{task}/ny{ny}/{mode}/resume.eqx",
+        resume=results_path("pretrain/{task}/ny{ny}/{mode}/resume.eqx"),
         x64=config["numerics"]["x64"],
     log:
         log_path("pretrain", "{task}_ny{ny}_{mode}"),
     benchmark:
-        "benchmarks/pretrain/{task}_ny{ny}_{mode}.tsv"
+        benchmark_path("pretrain/{task}_ny{ny}_{mode}.tsv")
     threads: 1  # XLA runs these small batched steps on one core; two jobs share 2 cores
     resources:
         **resources_for("pretrain"),
@@ -32,12 +32,12 @@ rule evaluate_pretraining:
     input:
         models=rules.pretrain.output.models,
         sidecars=rules.pretrain.output.sidecars,
-        dataset="results/datasets/{task}/ny{ny}.h5",
+        dataset=results_path("datasets/{task}/ny{ny}.h5"),
         ron=SELECTED_RON,
-        data="results/data/{task}.h5",
+        data=results_path("data/{task}.h5"),
     output:
-        json="results/pretrain/{task}/ny{ny}/{mode}/evaluation.json",
-        trajectories="results/pretrain/{task}/ny{ny}/{mode}/trajectories.h5",
+        json=results_path("pretrain/{task}/ny{ny}/{mode}/evaluation.json"),
+        trajectories=results_path("pretrain/{task}/ny{ny}/{mode}/trajectories.h5"),
     params:
         **config["evaluation"],
         sim_dt=config["simulation"]["dt"],
@@ -45,7 +45,7 @@ rule evaluate_pretraining:
     log:
         log_path("evaluate_pretraining", "{task}_ny{ny}_{mode}"),
     benchmark:
-        "benchmarks/evaluate_pretraining/{task}_ny{ny}_{mode}.tsv"
+        benchmark_path("evaluate_pretraining/{task}_ny{ny}_{mode}.tsv")
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("evaluate_pretraining"),

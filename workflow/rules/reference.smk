@@ -3,7 +3,7 @@
 
 rule reference_ron:
     output:
-        h5=expand("results/reference/{{task}}/ny{{ny}}/seed{seed}.h5", seed=REF_SEEDS),
+        h5=expand(results_path("reference/{{task}}/ny{{ny}}/seed{seed}.h5"), seed=REF_SEEDS),
     params:
         seeds=REF_SEEDS,
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
@@ -22,10 +22,10 @@ rule reference_ron:
 
 rule select_reference:
     input:
-        data="results/data/{task}.h5",
+        data=results_path("data/{task}.h5"),
     output:
-        h5="results/reference/{task}/ny{ny}/selected.h5",
-        json="results/reference/{task}/ny{ny}/selection.json",
+        h5=results_path("reference/{task}/ny{ny}/selected.h5"),
+        json=results_path("reference/{task}/ny{ny}/selection.json"),
     params:
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
         n_u=lambda wc: task_n_u(wc.task),
@@ -39,7 +39,7 @@ rule select_reference:
     log:
         log_path("select_reference", "{task}_ny{ny}"),
     benchmark:
-        "benchmarks/select_reference/{task}_ny{ny}.tsv"
+        benchmark_path("select_reference/{task}_ny{ny}.tsv")
     threads: 1
     resources:
         **resources_for("select_reference"),
@@ -52,9 +52,9 @@ rule select_reference:
 rule pretraining_dataset:
     input:
         ron=SELECTED_RON,
-        data="results/data/{task}.h5",
+        data=results_path("data/{task}.h5"),
     output:
-        h5="results/datasets/{task}/ny{ny}.h5",
+        h5=results_path("datasets/{task}/ny{ny}.h5"),
     params:
         **config["pretraining_dataset"],
         chunk_size=config["reference"]["chunk_size"],
@@ -62,7 +62,7 @@ rule pretraining_dataset:
     log:
         log_path("pretraining_dataset", "{task}_ny{ny}"),
     benchmark:
-        "benchmarks/pretraining_dataset/{task}_ny{ny}.tsv"
+        benchmark_path("pretraining_dataset/{task}_ny{ny}.tsv")
     threads: 1
     resources:
         **resources_for("pretraining_dataset"),

@@ -3,19 +3,19 @@
 
 rule flops:
     output:
-        csv="results/tables/flops.csv",
+        csv=results_path("tables/flops.csv"),
         html=report(
-            "results/tables/flops.html",
+            results_path("tables/flops.html"),
             caption="../report/flops.rst",
             category="Supplementary",
             subcategory="Digital inference cost",
             labels={"table": "Digital inference FLOPs"},
         ),
-        md="results/tables/flops.md",
-        tex="results/tables/flops.tex",
-        pdf="results/figures/flops.pdf",
+        md=results_path("tables/flops.md"),
+        tex=results_path("tables/flops.tex"),
+        pdf=results_path("figures/flops.pdf"),
         png=report(
-            "results/figures/flops.png",
+            results_path("figures/flops.png"),
             caption="../report/flops_figure.rst",
             category="Supplementary",
             subcategory="Digital inference cost",
@@ -25,7 +25,7 @@ rule flops:
         config={key: config[key] for key in ("tasks", "data")},
         dimensions=DIMS,
     log:
-        "logs/flops.log",
+        log_path("flops"),
     threads: 1
     resources:
         **resources_for("tables"),
