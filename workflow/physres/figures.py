@@ -129,3 +129,26 @@ def flops_figure(config: dict, task_labels: dict[str, str], largest_ny: int = 30
     fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False, fontsize=7, bbox_to_anchor=(0.5, 1.08))
     fig.tight_layout()
     return fig
+
+
+def strain_figure(pair: tuple[np.ndarray, np.ndarray] | None, dt: float, title: str = ""):
+    """The paper's Coriolis figure: strains q(t) of the physical reservoir without (solid) and with
+    (dashed) the Coriolis/centrifugal term; pair = (q_nc, q_c), each (K, ny), or None."""
+    fig, ax = plt.subplots(figsize=(6.8, 2.6))
+    if pair is None:
+        ax.text(0.5, 0.5, "every run diverged", transform=ax.transAxes, ha="center", va="center")
+    else:
+        q_nc, q_c = pair
+        t = dt * np.arange(1, len(q_nc) + 1)
+        for i in range(q_nc.shape[1]):
+            color = OKABE_ITO[i % len(OKABE_ITO)]
+            ax.plot(t, q_nc[:, i], color=color, lw=1.2)
+            ax.plot(t, q_c[:, i], color=color, lw=1.2, ls="--")
+        ax.plot([], [], color="0.3", lw=1.2, label="without Coriolis and centrifugal")
+        ax.plot([], [], color="0.3", lw=1.2, ls="--", label="with Coriolis and centrifugal")
+        ax.legend(frameon=False, fontsize=7)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("strain q")
+    if title:
+        ax.set_title(title)
+    return fig

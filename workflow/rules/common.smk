@@ -51,6 +51,9 @@ def log_path(rule_name, pattern=None):
 TASKS = config["tasks"]
 DIMS = config["dimensions"]
 REF_SEEDS = config["reference"]["seeds"]
+# the Coriolis ablation: the paper's ny = 6 and 9 where the run has them, else its smallest ny
+CORIOLIS = config["supplementary"]["coriolis"]
+CORIOLIS_DIMS = [ny for ny in CORIOLIS["dimensions"] if ny in DIMS] or [min(DIMS)]
 # the paper's Fig. 3 shows Mackey-Glass at ny = 6; fall back to what the config runs
 FIGURE_TASK = "mackey_glass" if "mackey_glass" in TASKS else TASKS[0]
 FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
@@ -98,6 +101,9 @@ def all_targets():
     targets += [results_path(f"figures/scalability.{ext}") for ext in ("pdf", "png")]
     targets += [results_path(f"tables/flops.{ext}") for ext in ("csv", "md", "tex")]
     targets += [results_path(f"figures/flops.{ext}") for ext in ("pdf", "png")]
+    if CORIOLIS["task"] in TASKS:
+        targets += [results_path(f"tables/coriolis.{ext}") for ext in ("csv", "md", "tex")]
+        targets += [results_path(f"figures/coriolis_strains.{ext}") for ext in ("pdf", "png")]
     return targets
 
 
