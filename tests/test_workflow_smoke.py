@@ -146,3 +146,14 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
         assert label in page, label
     table = (workdir / "results/smoke/tables/benchmark.html").read_text()
     assert table.startswith("<!DOCTYPE html>") and "<table" in table and "**" not in table
+
+
+@pytest.mark.smoke
+def test_smoke_coriolis_ablation(smoke_run):
+    workdir, _ = smoke_run
+    table = pd.read_csv(workdir / "results/smoke/tables/coriolis.csv")
+    assert list(table["ny"]) == [6] * len(SMOKE["pretrain"]["seeds"]) and table["paper_nrmse_with"].notna().all()
+    bounded = table[~table["diverged"].astype(bool)]
+    assert (bounded["strain_nrmse"] >= 0).all() and (bounded["seconds_with"] > 0).all()
+    assert "paper 1.63 %" in (workdir / "results/smoke/tables/coriolis.md").read_text()
+    assert (workdir / "results/smoke/figures/coriolis_strains.png").stat().st_size > 5000

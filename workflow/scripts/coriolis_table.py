@@ -9,9 +9,9 @@ from physres.io import read_json, setup_logging
 from physres.tables import coriolis_table, render_coriolis
 
 log = setup_logging(snakemake.log[0])
-table = coriolis_table([read_json(path) for path in snakemake.input.runs],
-                       snakemake.config["supplementary"]["coriolis"]["paper"])
-render_coriolis(table, Path(snakemake.output.csv).with_suffix(""))
+paper = snakemake.config["supplementary"]["coriolis"]["paper"]
+table = coriolis_table([read_json(path) for path in snakemake.input.runs], paper)
+render_coriolis(table, Path(snakemake.output.csv).with_suffix(""), paper)
 log.info("\n%s", table.to_string())
 with h5py.File(snakemake.input.strains[0]) as h5:  # the first ny: its first start with both rollouts bounded
     pairs = [(h5[f"seed{s}/without"][...], h5[f"seed{s}/with"][...]) for s in h5["seeds"][...] if f"seed{s}" in h5]
