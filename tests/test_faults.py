@@ -214,3 +214,32 @@ def test_a_target_after_configfile_is_refused_with_the_fix(tmp_path):
                           str(result_json)], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode != 0
     assert "targets must come first" in out.stdout + out.stderr
+
+
+def test_unwritable_results_folder_names_the_folder(tmp_path, monkeypatch):
+    """(Simulated: the tests run as root, who may write anywhere.)"""
+    import tempfile
+
+    from physres.io import write_json
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(PermissionError, match=r"cannot write .*scores\.json: no permission .*results.*chmod u\+w"):
+        write_json(tmp_path / "results" / "scores.json", {"a": 1})
+
+
+def test_damaged_activations_and_scores_name_the_rule_that_remakes_them(tmp_path):
+    from physres.io import read_h5
+    from physres.tables import load_scores
+
+    activations = tmp_path / "ron.h5"
+    activations.write_bytes(b"not an HDF5 file")
+    with pytest.raises(InputError, match=r"ron\.h5: not a readable HDF5 file.*'rollout'"):
+        with read_h5(activations, "rollout"):
+            pass
+    scores = tmp_path / "ron.json"
+    scores.write_text('{"task": "smnist", "ny"')
+    with pytest.raises(InputError, match=r"ron\.json: not a readable JSON file.*'readout'"):
+        load_scores([scores])

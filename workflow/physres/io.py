@@ -25,8 +25,12 @@ import numpy as np
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it to ``path`` only on success."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except PermissionError as error:
+        raise PermissionError(f"cannot write {path}: no permission to create files in {path.parent} "
+                              f"({error.strerror}); make it writable (chmod u+w) and rerun") from error
     os.close(fd)
     tmp = Path(tmp)
     try:

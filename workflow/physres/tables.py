@@ -28,7 +28,7 @@ def load_scores(paths: Iterable[str | Path]) -> pd.DataFrame:
     value, diverged, ...)."""
     rows = []
     for path in paths:
-        record = read_json(path)
+        record = read_json(path, rule="readout")
         rows += [{"task": record["task"], "ny": record["ny"], "variant": record["variant"], **seed}
                  for seed in record["seeds"]]
     frame = pd.DataFrame(rows)
@@ -101,7 +101,7 @@ def write_table(frame: pd.DataFrame, display: pd.DataFrame, latex_display: pd.Da
 def load_selections(paths: Iterable[str | Path]) -> pd.DataFrame:
     """Selection JSONs (rule select_reference) -> task, ny, selected_seed, selected_value (its
     test score), candidates (how many were drawn)."""
-    records = [read_json(path) for path in paths]
+    records = [read_json(path, rule="select_reference") for path in paths]
     return pd.DataFrame({"task": [r["task"] for r in records], "ny": [r["ny"] for r in records],
                          "selected_seed": [r["selected_seed"] for r in records],
                          "selected_value": [np.nan if r["test"] is None else r["test"] for r in records],

@@ -1,19 +1,18 @@
 """results/tables/coriolis.* and results/figures/coriolis_strains.*: the paper's Coriolis table and figure."""
 from pathlib import Path
 
-import h5py
 import numpy as np
 
 from physres.figures import first_bounded_start, save_figure, strain_figure
-from physres.io import read_json, setup_logging
+from physres.io import read_h5, read_json, setup_logging
 from physres.tables import coriolis_table, render_coriolis
 
 log = setup_logging(snakemake.log[0])
 paper = snakemake.config["supplementary"]["coriolis"]["paper"]
-table = coriolis_table([read_json(path) for path in snakemake.input.runs], paper)
+table = coriolis_table([read_json(path, rule="coriolis_ablation") for path in snakemake.input.runs], paper)
 render_coriolis(table, Path(snakemake.output.csv).with_suffix(""), paper)
 log.info("\n%s", table.to_string())
-with h5py.File(snakemake.input.strains[0]) as h5:  # the first ny: its first start with both rollouts bounded
+with read_h5(snakemake.input.strains[0], "coriolis_ablation") as h5:  # the first ny: its first start with both rollouts bounded
     pairs = [(h5[f"seed{s}/without"][...], h5[f"seed{s}/with"][...]) for s in h5["seeds"][...] if f"seed{s}" in h5]
     dt = float(h5.attrs["reference_dt"])
 start = first_bounded_start(np.stack([np.concatenate(pair, axis=-1) for pair in pairs])) if pairs else None

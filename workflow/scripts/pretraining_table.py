@@ -7,7 +7,7 @@ from physres.tables import (pretraining_scores, pretraining_summary, pretraining
                             render_pretraining_summary)
 
 log = setup_logging(snakemake.log[0])
-scores = pretraining_scores(read_json(p) for p in snakemake.input.evaluations)
+scores = pretraining_scores(read_json(p, rule="evaluate_pretraining") for p in snakemake.input.evaluations)
 table = pretraining_table(scores, snakemake.config["pretrain"]["paper"], snakemake.params.layouts)
 render_pretraining(table, Path(snakemake.output.csv).with_suffix(""))
 summary = pretraining_summary(table, snakemake.config["pretrain"]["paper"])

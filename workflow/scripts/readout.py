@@ -1,9 +1,8 @@
 """Train the readout on each seed's activations of one variant and score it on the test split."""
-import h5py
 from threadpoolctl import threadpool_limits
 
 from physres.data import read_task
-from physres.io import setup_logging, write_json
+from physres.io import read_h5, setup_logging, write_json
 from physres.readout import score_activations
 
 log = setup_logging(snakemake.log[0])
@@ -11,7 +10,7 @@ threadpool_limits(snakemake.threads)  # BLAS threads beyond the job's share make
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 seeds = []
-with h5py.File(snakemake.input.activations, "r") as h5:
+with read_h5(snakemake.input.activations, "rollout") as h5:
     for seed in h5["seeds"][...]:
         group = h5[f"seed{seed}"]
         peaks = [group[f"{s}/peak"][...] for s in ("train", "test") if "peak" in group[s]]
