@@ -29,6 +29,7 @@ from test_pretrain import ARCH, SCHEDULE, problem, run  # noqa: F401 - problem i
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
+CHANGED = dataclasses.replace(SCHEDULE, learning_rate=1e-2)  # "the user changed a parameter"
 
 
 def leaves(tree):
@@ -44,7 +45,7 @@ def test_resume_file_of_another_configuration_is_set_aside(problem, tmp_path):  
     resume = tmp_path / "resume.eqx"
     run(problem, "full", resume_path=resume, checkpoint_every=2, stop_after=3, fingerprint="old")
     assert resume.exists()
-    changed = dataclasses.replace(SCHEDULE, learning_rate=1e-2)
+    changed = CHANGED
     models, dataset = problem
     from physres.pretrain import pretrain_multistart
 
@@ -67,14 +68,16 @@ def test_unreadable_resume_file_is_set_aside(problem, tmp_path):  # noqa: F811
 
 
 def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):  # noqa: F811
-    """A NaN learning rate: no start ever has a finite validation loss. The starts are marked
+    """No start ever reaches a finite validation loss (here: a non-finite validation label, with
+    the schedule of the resume test, so no new program is compiled). The starts are marked
     failed, their rollouts come out non-finite, the readout calls them diverged, the tables
     count them; nothing is scored as if trained."""
     from physres.pretrain import pretrain_multistart
 
     models, dataset = problem
-    nan_schedule = dataclasses.replace(SCHEDULE, epochs=2, learning_rate=float("nan"))
-    state = pretrain_multistart(models, dataset, nan_schedule, "full", jax.random.PRNGKey(7))
+    poisoned = {**dataset, "val": {**dataset["val"], "yddot": dataset["val"]["yddot"].copy()}}
+    poisoned["val"]["yddot"][0, 0] = np.nan
+    state = pretrain_multistart(models, poisoned, CHANGED, "full", jax.random.PRNGKey(7), stop_after=2)
     assert failed_starts(state).all() and (np.asarray(state.best_epoch) == -1).all()
     paths = []
     for i, seed in enumerate((0, 1)):
