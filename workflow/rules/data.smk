@@ -1,5 +1,10 @@
 # Stage 1: task inputs and targets (paper, supplementary B).
 
+# downloads run where snakemake runs (a login node has the network; compute nodes may not)
+localrules:
+    fetch_mnist,
+    fetch_adiac,
+
 
 rule fetch_mnist:
     output:
