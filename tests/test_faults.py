@@ -1,7 +1,6 @@
 """Faults injected on tiny data: each ends in a clear error that names the file and the rule
 that remakes it, or in a correct result; none passes silently, and nothing read is lost."""
 import copy
-import dataclasses
 import gzip
 import pickle
 import subprocess
@@ -18,7 +17,7 @@ import yaml
 from physres import data
 from physres.config import ConfigError, check_config
 from physres.io import InputError
-from physres.physical import unstack_model
+from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.pretrain import failed_starts, load_checkpoint, save_checkpoint
 from physres.pretraining_data import read_dataset, write_dataset
 from physres.readout import score_activations
@@ -29,7 +28,6 @@ from test_pretrain import ARCH, SCHEDULE, problem, run  # noqa: F401 - problem i
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
-CHANGED = dataclasses.replace(SCHEDULE, learning_rate=1e-2)  # "the user changed a parameter"
 
 
 def leaves(tree):
@@ -40,18 +38,19 @@ def leaves(tree):
 
 
 def test_resume_file_of_another_configuration_is_set_aside(problem, tmp_path):  # noqa: F811
-    """Kill a run, change the learning rate, rerun: the old state is renamed, never resumed, and
-    the result equals a fresh run of the new configuration bitwise."""
-    resume = tmp_path / "resume.eqx"
-    run(problem, "full", resume_path=resume, checkpoint_every=2, stop_after=3, fingerprint="old")
-    assert resume.exists()
-    changed = CHANGED
-    models, dataset = problem
+    """Kill a run, change its seeds (a parameter that keeps the compiled program, so the test
+    compiles nothing new; the fingerprint covers every parameter alike), rerun: the old state is
+    renamed, never resumed, and the result equals a fresh run of the new configuration bitwise."""
     from physres.pretrain import pretrain_multistart
 
-    rerun = pretrain_multistart(models, dataset, changed, "full", jax.random.PRNGKey(7), resume_path=resume,
-                                checkpoint_every=2, fingerprint="new")
-    fresh = pretrain_multistart(models, dataset, changed, "full", jax.random.PRNGKey(7))
+    resume = tmp_path / "resume.eqx"
+    run(problem, "full", resume_path=resume, checkpoint_every=2, stop_after=3, fingerprint="seeds 0, 1")
+    assert resume.exists()
+    _, dataset = problem
+    other_seeds = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (2, 3)])
+    rerun = pretrain_multistart(other_seeds, dataset, SCHEDULE, "full", jax.random.PRNGKey(7), resume_path=resume,
+                                checkpoint_every=2, fingerprint="seeds 2, 3")
+    fresh = pretrain_multistart(other_seeds, dataset, SCHEDULE, "full", jax.random.PRNGKey(7))
     assert (tmp_path / "resume.eqx.stale").exists()
     for a, b in zip(leaves(rerun), leaves(fresh)):
         np.testing.assert_array_equal(a, b)
@@ -68,8 +67,8 @@ def test_unreadable_resume_file_is_set_aside(problem, tmp_path):  # noqa: F811
 
 
 def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):  # noqa: F811
-    """No start ever reaches a finite validation loss (here: a non-finite validation label, with
-    the schedule of the resume test, so no new program is compiled). The starts are marked
+    """No start ever reaches a finite validation loss (here: a non-finite validation label, so
+    the compiled program is the usual one). The starts are marked
     failed, their rollouts come out non-finite, the readout calls them diverged, the tables
     count them; nothing is scored as if trained."""
     from physres.pretrain import pretrain_multistart
@@ -77,7 +76,7 @@ def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):
     models, dataset = problem
     poisoned = {**dataset, "val": {**dataset["val"], "yddot": dataset["val"]["yddot"].copy()}}
     poisoned["val"]["yddot"][0, 0] = np.nan
-    state = pretrain_multistart(models, poisoned, CHANGED, "full", jax.random.PRNGKey(7), stop_after=2)
+    state = pretrain_multistart(models, poisoned, SCHEDULE, "full", jax.random.PRNGKey(7), stop_after=2)
     assert failed_starts(state).all() and (np.asarray(state.best_epoch) == -1).all()
     paths = []
     for i, seed in enumerate((0, 1)):

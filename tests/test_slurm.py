@@ -450,7 +450,7 @@ def test_smoke_dag_on_slurm_matches_local(smoke_runs):
     ours, theirs = run.workdir / "results", local_workdir / "results"
     names = files_under(ours)
     assert names == files_under(theirs)
-    assert any(n.endswith(".h5") for n in names) and "tables/ron_reference.csv" in names
+    assert any(n.endswith(".h5") for n in names) and "smoke/tables/ron_reference.csv" in names
     same_bytes = 0
     for name in names:
         if name.endswith(".h5"):

@@ -1,5 +1,6 @@
 """The whole DAG at smoke scale through snakemake, in a scratch copy of the workflow."""
 import json
+import re
 from pathlib import Path
 
 import h5py
@@ -145,7 +146,8 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
                   "Digital inference FLOPs", "Scalability"):
         assert label in page, label
     table = (workdir / "results/smoke/tables/benchmark.html").read_text()
-    assert table.startswith("<!DOCTYPE html>") and "<table" in table and "**" not in table
+    # markdown bold (the best variant of a cell) became <b>; a bare * is a diverged run
+    assert table.startswith("<!DOCTYPE html>") and "<table" in table and not re.search(r"\*\*[\d-]", table)
 
 
 @pytest.mark.smoke
