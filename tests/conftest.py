@@ -1,3 +1,4 @@
+import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,10 @@ def rng():
 
     return np.random.default_rng(1234)
 
+
+# the jobs of every snakemake run in this session (local and SLURM smoke DAG) share one
+# persistent compilation cache: the same programs are compiled once, not once per run
+os.environ.setdefault("PHYSRES_JAX_CACHE", tempfile.mkdtemp(prefix="physres-job-cache-"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE_CONFIG = "workflow/configs/smoke.yaml"

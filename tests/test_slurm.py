@@ -13,7 +13,8 @@ leave much of them idle). Then:
 
 * every file under results/ must equal the local run's: HDF5 by datasets (array equality),
   attributes, dtypes and shapes via h5py; PDF byte for byte except matplotlib's
-  /CreationDate; everything else (JSON, CSV, MD, TEX, PNG, .eqx) byte for byte;
+  /CreationDate, JSON without measured seconds (the Coriolis timings); everything else (CSV,
+  MD, TEX, PNG, .eqx) byte for byte, but the Coriolis table without its seconds columns;
 * every job except the target rule ``all`` and the downloads (local rules) must have gone through ``sbatch`` (one call per
   job, one SLURM job id each, SLURM itself reports each job COMPLETED) and its sbatch
   ``--mem``/``-t``/``--gpus`` must be the job's resources, i.e. config.yaml's ``resources:``
@@ -43,6 +44,7 @@ in which case it fails instead (CI sets it).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -323,10 +325,31 @@ def assert_same_h5(a: Path, b: Path, name: str) -> None:
 PDF_DATE_RE = re.compile(rb"/CreationDate \(D:[0-9Z+\-']*\)")
 
 
+def without_wall_clock(value):
+    """A JSON value without the keys that hold measured seconds (the Coriolis ablation's timings)."""
+    if isinstance(value, dict):
+        return {k: without_wall_clock(v) for k, v in value.items() if not k.startswith("seconds")}
+    if isinstance(value, list):
+        return [without_wall_clock(v) for v in value]
+    return value
+
+
 def comparable_bytes(path: Path) -> bytes:
-    """The file's bytes; for PDFs without matplotlib's /CreationDate (the run's wall clock)."""
+    """The file's bytes, without what is the run's wall clock: matplotlib's /CreationDate in PDFs,
+    the measured seconds of the Coriolis ablation (its JSONs and its table's seconds columns;
+    the table's Markdown, LaTeX and HTML renderings print them, so those compare as empty)."""
     data = path.read_bytes()
-    return PDF_DATE_RE.sub(b"/CreationDate ()", data) if path.suffix == ".pdf" else data
+    if path.suffix == ".pdf":
+        return PDF_DATE_RE.sub(b"/CreationDate ()", data)
+    if path.suffix == ".json":
+        return json.dumps(without_wall_clock(json.loads(data)), sort_keys=True).encode()
+    if path.stem == "coriolis" and path.parent.name == "tables":
+        if path.suffix != ".csv":
+            return b""
+        lines = [line.split(",") for line in data.decode().splitlines()]
+        keep = [i for i, name in enumerate(lines[0]) if not name.startswith("seconds")]
+        return "\n".join(",".join(line[i] for i in keep) for line in lines).encode()
+    return data
 
 
 def digests(root: Path, skip=()) -> Dict[str, str]:
