@@ -4,6 +4,7 @@ has a RON configuration)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,12 @@ def whole_substeps(reference_dt: float, sim_dt: float) -> int | None:
     return steps if steps >= 1 and abs(steps * sim_dt - reference_dt) <= 1e-9 * reference_dt else None
 
 
+@functools.lru_cache(maxsize=None)
+def load_schema(schema_path: str | Path = SCHEMA) -> dict:
+    """The config's JSON schema (read once per process)."""
+    return yaml.safe_load(Path(schema_path).read_text())
+
+
 def _key_path(path) -> str:
     out = ""
     for part in path:
@@ -34,8 +41,7 @@ def schema_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
     """All schema violations, one line each: 'key.path: message'."""
     from jsonschema import Draft202012Validator
 
-    schema = yaml.safe_load(Path(schema_path).read_text())
-    validator = Draft202012Validator(schema)
+    validator = Draft202012Validator(load_schema(schema_path))
     lines = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         if error.validator == "additionalProperties":
@@ -99,7 +105,6 @@ def reversed_range_errors(config: dict, schema: dict) -> list[str]:
 def coerce_numbers(config: dict, schema_path: str | Path = SCHEMA) -> dict:
     """A copy of ``config`` in which strings that the schema wants as numbers are numbers:
     ``--config 'dimensions=[6, 9]'`` hands the list's items over as strings."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
 
     def visit(node, ref, value, path):
         types = node.get("type", [])
@@ -113,11 +118,11 @@ def coerce_numbers(config: dict, schema_path: str | Path = SCHEMA) -> dict:
                     pass
         return value
 
-    return walk_schema(schema, config, visit)
+    return walk_schema(load_schema(schema_path), config, visit)
 
 
 def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
-    lines = nonfinite_errors(config) + reversed_range_errors(config, yaml.safe_load(Path(schema_path).read_text()))
+    lines = nonfinite_errors(config) + reversed_range_errors(config, load_schema(schema_path))
     pretrain = config["pretrain"]
     if pretrain["warmup_epochs"] >= pretrain["epochs"]:
         lines.append(f"pretrain.warmup_epochs: {pretrain['warmup_epochs']} must be below pretrain.epochs "

@@ -26,8 +26,7 @@ import h5py
 import numpy as np
 from scipy.integrate import odeint
 
-from physres.io import InputError, atomic_h5, atomic_path, check_array, read_h5, write_h5_attrs
-from physres.io import write_text as write_text_atomic
+from physres.io import InputError, atomic_h5, atomic_path, check_array, read_h5, write_h5_attrs, write_text
 from physres.seeding import rng_for
 
 CLASSIFICATION_TASKS = ("smnist", "adiac")
@@ -151,7 +150,7 @@ def mnist_pickle_to_npz(pickle_gz: str | Path, npz: str | Path) -> None:
             np.savez_compressed(handle, **arrays)
         digest = sha256_of(tmp)
     # the archive's bytes carry a time stamp, so its checksum is recorded, for the readers
-    write_text_atomic(f"{npz}.sha256", f"{digest}  {Path(npz).name}\n")
+    write_text(f"{npz}.sha256", f"{digest}  {Path(npz).name}\n")
 
 
 # --------------------------------------------------------------------------- tasks

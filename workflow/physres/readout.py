@@ -89,9 +89,14 @@ def forecasting_score(
         return Score("nrmse", None, True, bad)
     x_train, y_train = forecasting_pairs(train_states, train_u, washout, lag)
     x_test, y_test = forecasting_pairs(test_states, test_u, washout, lag)
+    return Score("nrmse", ridge_nrmse(x_train, y_train, x_test, y_test, alpha), False, 0)
+
+
+def ridge_nrmse(x_fit: np.ndarray, y_fit: np.ndarray, x_eval: np.ndarray, y_eval: np.ndarray, alpha: float) -> float:
+    """NRMSE on (x_eval, y_eval) of StandardScaler + Ridge fitted on (x_fit, y_fit); x (n, ny), y (n, n_u)."""
     model = make_pipeline(StandardScaler(), Ridge(alpha=alpha))
-    model.fit(x_train, y_train)
-    return Score("nrmse", nrmse(y_test, model.predict(x_test).reshape(y_test.shape)), False, 0)
+    model.fit(x_fit, y_fit)
+    return nrmse(y_eval, model.predict(x_eval).reshape(y_eval.shape))
 
 
 def score_activations(
@@ -133,7 +138,6 @@ def validation_score(
     n_seq = len(train_states)
     x, y = x.reshape(n_seq, -1, x.shape[-1]), y.reshape(n_seq, -1, y.shape[-1])
     cut = int(round((1 - fraction) * x.shape[1]))
-    model = make_pipeline(StandardScaler(), Ridge(alpha=alpha))
-    model.fit(x[:, :cut].reshape(-1, x.shape[-1]), y[:, :cut].reshape(-1, y.shape[-1]))
-    y_val = y[:, cut:].reshape(-1, y.shape[-1])
-    return Score("nrmse", nrmse(y_val, model.predict(x[:, cut:].reshape(-1, x.shape[-1])).reshape(y_val.shape)), False, 0)
+    flat = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731
+    return Score("nrmse", ridge_nrmse(flat(x[:, :cut]), flat(y[:, :cut]), flat(x[:, cut:]), flat(y[:, cut:]), alpha),
+                 False, 0)

@@ -66,7 +66,7 @@ class PhysicalEnsemble:
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
         # starts whose pretraining failed: simulated with the others (one program), reported as
         # non-finite, so every later stage counts them as diverged
-        self.failed = np.asarray(failed if failed is not None else [False] * len(self.seeds), bool)
+        self.failed = np.zeros(len(self.seeds), bool) if failed is None else np.asarray(failed, bool)
 
     def _run(self, u, keep):
         Q, peak = stacked_rollout(self.stacked, jnp.asarray(u), self.reference_dt, self.sim_dt, keep=keep,

@@ -45,14 +45,13 @@ def select_ron(task, rons: dict[int, RON], fraction: float, split_seed: int, chu
     """Score every candidate on the validation part of ``task``'s training split, keep the best,
     and give its test score. ``readout``: washout, lag, C, max_iter, alpha (score_activations')."""
     washout = readout.get("washout", 0)
-    train_states, validation, metric = {}, {}, None
-    for seed, ron in rons.items():
-        states, _ = activations(RONEnsemble([seed], [ron]), task.train.u, task.kind, washout,
-                                min(chunk_size, len(task.train.u)), desc=f"candidate {seed}")
-        score = validation_score(task, states[0], fraction, split_seed, **readout)
-        train_states[seed], validation[seed], metric = states[0], score.value, score.metric
+    seeds = list(rons)
+    train_states, _ = activations(RONEnsemble(seeds, [rons[s] for s in seeds]), task.train.u, task.kind, washout,
+                                  min(chunk_size, len(task.train.u)), desc="candidates")
+    scores = [validation_score(task, states, fraction, split_seed, **readout) for states in train_states]
+    validation, metric = {seed: score.value for seed, score in zip(seeds, scores)}, scores[0].metric
     best = best_candidate(validation, metric)
     test_states, _ = activations(RONEnsemble([best], [rons[best]]), task.test.u, task.kind, washout,
                                  min(chunk_size, len(task.test.u)), desc="selected, test")
-    test = score_activations(task, train_states[best], test_states[0], [], **readout)
+    test = score_activations(task, train_states[seeds.index(best)], test_states[0], [], **readout)
     return Selection(best, validation, metric, test.value)

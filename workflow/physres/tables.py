@@ -102,11 +102,11 @@ def load_selections(paths: Iterable[str | Path]) -> pd.DataFrame:
     """Selection JSONs (rule select_reference) -> task, ny, selected_seed, selected_value (its
     test score), candidates (how many were drawn)."""
     records = [read_json(path, rule="select_reference") for path in paths]
-    return pd.DataFrame({"task": [r["task"] for r in records], "ny": [r["ny"] for r in records],
-                         "selected_seed": [r["selected_seed"] for r in records],
-                         "selected_value": [np.nan if r["test"] is None else r["test"] for r in records],
-                         "candidates": [len(r["candidates"]) for r in records]},
-                        columns=["task", "ny", "selected_seed", "selected_value", "candidates"])
+    frame = pd.DataFrame([{"task": r["task"], "ny": r["ny"], "selected_seed": r["selected_seed"],
+                           "selected_value": r["test"], "candidates": len(r["candidates"])} for r in records],
+                         columns=["task", "ny", "selected_seed", "selected_value", "candidates"])
+    frame["selected_value"] = frame["selected_value"].astype(float)  # None -> NaN
+    return frame
 
 
 def ron_reference_table(scores: pd.DataFrame, paper: pd.DataFrame, selections: pd.DataFrame) -> pd.DataFrame:

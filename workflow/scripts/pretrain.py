@@ -30,17 +30,16 @@ failed = failed_starts(state)
 for i, (seed, path) in enumerate(zip(p.seeds, snakemake.output.models)):
     best = unstack_model(state.best_model, i)
     rmse = float(acceleration_rmse(best, test))
-    trained = not failed[i]
     log.info("seed %d: best epoch %d, val MSE %.4g, test RMSE %.4g", seed, int(state.best_epoch[i]),
              float(state.best_val[i]), rmse)
-    if not trained:  # its checkpoint is the untrained start: carried as failed, never scored
+    if failed[i]:  # its checkpoint is the untrained start: carried as failed, never scored
         log.warning("seed %d: training never reached a finite validation loss; marked failed", seed)
     save_checkpoint(path, best, {
         "task": wc.task, "ny": int(wc.ny), "mode": wc.mode, "seed": seed,
         "architecture": p.architecture, "schedule": p.schedule, "versions": library_versions(),
         "device": device_description(), "commit": project_commit(),
         "best_epoch": int(state.best_epoch[i]), "best_val_mse": float(state.best_val[i]),
-        "test_rmse": rmse if trained else None, "failed": not trained, "fingerprint": fingerprint,
+        "test_rmse": None if failed[i] else rmse, "failed": bool(failed[i]), "fingerprint": fingerprint,
         "train_loss": np.asarray(state.train_loss[i]), "val_loss": np.asarray(state.val_loss[i]),
         "theta_rob_initial": initial_theta[i], "theta_rob": np.asarray(best.robots.theta()),
     })
