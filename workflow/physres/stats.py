@@ -77,11 +77,15 @@ def relative_improvement(ours: float, baseline: float, metric: str) -> float:
     return (ours - baseline) / baseline if HIGHER_IS_BETTER[metric] else (baseline - ours) / baseline
 
 
-def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None) -> pd.DataFrame:
+def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None, paper: dict | None = None) -> pd.DataFrame:
     """The paper's headline figures from one row per (task, ny) with columns metric, ron,
     unoptimized, partial, pretrained (means over seeds). Cells with a missing value are left out
-    of that figure and counted in ``n_cells``."""
+    of that figure and counted in ``n_cells``. ``paper``: config.yaml's
+    ``benchmark.paper_summary``, shown beside each figure (NaN without it)."""
     rows = []
+    paper = paper or {}
+    paper_improvement = paper.get("improvement_over", {})
+    paper_changes = paper.get("scaling_per_task", {})
 
     def add(quantity, values, paper=np.nan):
         values = np.asarray(values, float)
@@ -91,11 +95,13 @@ def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None) -> pd
 
     metric = cells["metric"]
     add("share of RON performance retained",
-        [performance(p, m) / performance(r, m) for p, r, m in zip(cells["pretrained"], cells["ron"], metric)], paper=90.9)
-    for baseline, paper in (("unoptimized", 33.7), ("partial", 19.2)):
+        [performance(p, m) / performance(r, m) for p, r, m in zip(cells["pretrained"], cells["ron"], metric)],
+        paper=paper.get("share_retained", np.nan))
+    for baseline in BASELINES:
         add(f"mean relative improvement over {baseline}",
-            [relative_improvement(p, b, m) for p, b, m in zip(cells["pretrained"], cells[baseline], metric)], paper=paper)
-    changes, paper_changes = {}, {"smnist": 11.4, "adiac": 19.1, "mackey_glass": 19.0, "lorenz96": 19.8}
+            [relative_improvement(p, b, m) for p, b, m in zip(cells["pretrained"], cells[baseline], metric)],
+            paper=paper_improvement.get(baseline, np.nan))
+    changes = {}
     for task, rows_task in cells.groupby("task", sort=False):
         small, large = rows_task.loc[rows_task["ny"].idxmin()], rows_task.loc[rows_task["ny"].idxmax()]
         if small["ny"] != large["ny"]:
@@ -104,11 +110,12 @@ def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None) -> pd
     if changes:
         low, high = min(c[1] for c in changes.values()), max(c[2] for c in changes.values())
         add(f"improvement of pretrained from ny = {low} to {high}, mean over tasks",
-            [c[0] for c in changes.values()], paper=17.3)
+            [c[0] for c in changes.values()], paper=paper.get("scaling", np.nan))
         for task, (change, small_ny, large_ny) in changes.items():
             add(f"improvement of pretrained from ny = {small_ny} to {large_ny}: {task}", [change],
                 paper=paper_changes.get(task, np.nan))
     if significance is not None and len(significance):
         rows.append({"quantity": "significant comparisons (p < alpha)", "value": float(significance["significant"].sum()),
-                     "unit": f"of {len(significance)}", "n_cells": len(significance), "paper": 26.0, "paper_unit": "of 32"})
+                     "unit": f"of {len(significance)}", "n_cells": len(significance),
+                     "paper": float(paper.get("significant", np.nan)), "paper_unit": f"of {paper.get('comparisons', '?')}"})
     return pd.DataFrame(rows)
