@@ -4,6 +4,7 @@
 import os
 import sys
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
 # the physres package of this checkout, for the Snakefile and for every job (also inside the
@@ -35,3 +36,12 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+# a resources entry for a rule that does not exist would silently fall back to the default
+unknown_resources = sorted(set(config["resources"]) - {"default"} - {r.name for r in workflow.rules})
+if unknown_resources:
+    raise WorkflowError(
+        f"config resources: {', '.join(unknown_resources)} is not a rule; allowed: default, "
+        + ", ".join(sorted(r.name for r in workflow.rules))
+    )

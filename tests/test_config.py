@@ -100,6 +100,17 @@ def test_snakemake_stops_before_any_job(tmp_path):
     assert "rule " not in result.stdout  # no job was even planned
 
 
+def test_resources_for_an_unknown_rule_names_the_rules(tmp_path):
+    """A resources entry under a name that is no rule would silently fall back to the default."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("resources:\n  rollout: {mem_mb: 9000}\n")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "config resources: rollout is not a rule; allowed: default, " in out and "rollout_physical" in out
+
+
 def test_command_line_lists_of_numbers_are_numbers():
     """`--config 'dimensions=[6, 9]'` hands list items over as strings; the schema says ints."""
     from physres.config import coerce_numbers

@@ -238,8 +238,8 @@ def test_damaged_activations_and_scores_name_the_rule_that_remakes_them(tmp_path
 
     activations = tmp_path / "ron.h5"
     activations.write_bytes(b"not an HDF5 file")
-    with pytest.raises(InputError, match=r"ron\.h5: not a readable HDF5 file.*'rollout'"):
-        with read_h5(activations, "rollout"):
+    with pytest.raises(InputError, match=r"ron\.h5: not a readable HDF5 file.*'rollout_ron'"):
+        with read_h5(activations, "rollout_ron"):
             pass
     scores = tmp_path / "ron.json"
     scores.write_text('{"task": "smnist", "ny"')

@@ -27,8 +27,8 @@ whole DAG twice cost CI 13 of its 24 minutes on 2 cores). Then:
   table for the rules that have an entry there;
 * a job that fails is reported as failed with its logs kept: in a copy of the finished run,
   results/smoke/data/mackey_glass.h5 is overwritten with garbage and the rollout of one
-  mackey_glass cell is forced (``--forcerun rollout``). Snakemake must exit non-zero, name
-  rule rollout, keep its log under logs/ and the SLURM log, and leave every other output alone.
+  mackey_glass cell is forced (``--forcerun rollout_ron``). Snakemake must exit non-zero, name
+  rule rollout_ron, keep its log under logs/ and the SLURM log, and leave every other output alone.
 
 GPUs: ``pretrain`` has ``gpu: 1`` in config.yaml's resources table. The test cluster
 announces 4 *fake* GPUs (GRES gpu on dummy character devices), so the plugin really submits
@@ -124,7 +124,7 @@ _CELL = f"results/smoke/{{}}/{FAIL_TASK}/ny{FAIL_NY}"
 CELL_RULES = {
     "task_data_mackey_glass", "task_data_adiac", "task_data_smnist", "fetch_adiac", "fetch_mnist",
     "reference_ron", "select_reference", "pretraining_dataset", "pretrain", "evaluate_pretraining",
-    "rollout", "readout",
+    "rollout_ron", "rollout_physical", "readout",
 }
 #: what the SLURM run makes: one cell's chain and the downloaded tasks' data
 SLURM_TARGETS = (
@@ -576,28 +576,28 @@ def test_failing_job_is_reported(smoke_runs, cluster, override_profile, tmp_path
     workdir = tmp_path / "fail"
     shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
     target = f"results/smoke/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
-    log_rel = f"logs/smoke/rollout/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
+    log_rel = f"logs/smoke/rollout_ron/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
     assert (workdir / target).is_file()
     (workdir / "results/smoke/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
     before = digests(workdir / "results", skip={target.removeprefix("results/")})
 
     # the target before --forcerun, whose list would swallow it; --configfile last
-    args = [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout", "--configfile", SMOKE_CONFIG]
+    args = [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout_ron", "--configfile", SMOKE_CONFIG]
     failed = Snakemake(args, workdir, _clean_env(cluster.env), tmp_path / "snakemake-output.txt", RUN_TIMEOUT).wait()
     print(f"\n[slurm] failing run took {failed.seconds:.1f} s (rc={failed.returncode})")
     out = failed.output
     assert failed.returncode != 0, out[-6000:]
-    assert "Error in rule rollout" in out, out[-6000:]
+    assert "Error in rule rollout_ron" in out, out[-6000:]
     assert log_rel in out, out[-6000:]  # the error report names the rule's log
     # exactly one submission (retries: 0 of the override beats retries: 1 of the profile)
     calls, subs = sbatch_calls(out), submissions(out)
-    assert [c.rule for c in calls] == ["rollout"] and len(subs) == 1, [c.head for c in calls]
+    assert [c.rule for c in calls] == ["rollout_ron"] and len(subs) == 1, [c.head for c in calls]
     _, sid, slurm_log = subs[0]
     assert slurm_jobs(cluster)[sid]["JobState"] == "FAILED"
     assert re.search(rf"SLURM-job '{sid}' failed", out), out[-6000:]
     # the rule's log is kept and says why; so is the SLURM log
     log = (workdir / log_rel).read_text()
-    assert "rule rollout" in log and "file signature not found" in log, log[-3000:]  # h5py on the garbage
+    assert "rule rollout_ron" in log and "file signature not found" in log, log[-3000:]  # h5py on the garbage
     assert Path(slurm_log).is_file() and "Error" in Path(slurm_log).read_text(errors="replace")
     # no half-written target, and every other output of the earlier run is untouched
     assert not (workdir / target).exists()

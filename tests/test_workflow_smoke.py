@@ -57,8 +57,8 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
 @pytest.mark.smoke
 def test_smoke_logs_and_rerun_is_noop(smoke_run):
     workdir, _ = smoke_run
-    assert (workdir / "logs/smoke/rollout/adiac_ny6_pretrained.log").read_text().strip()
-    assert (workdir / "benchmarks/smoke/rollout/adiac_ny6_pretrained.tsv").exists()
+    assert (workdir / "logs/smoke/rollout_physical/adiac_ny6_pretrained.log").read_text().strip()
+    assert (workdir / "benchmarks/smoke/rollout_physical/adiac_ny6_pretrained.tsv").exists()
     assert "Nothing to be done" in snakemake(workdir, "-n")
 
 
@@ -72,7 +72,7 @@ def test_smoke_rerun_is_bitwise_identical(smoke_run):
         with h5py.File(workdir / target) as h5:
             before.append(h5["seed1/test/states"][...])
     scores_before = [json.loads(s.read_text()) for s in scores]
-    snakemake(workdir, *(str(s.relative_to(workdir)) for s in scores), "--forcerun", "rollout")
+    snakemake(workdir, *(str(s.relative_to(workdir)) for s in scores), "--forcerun", "rollout_ron", "rollout_physical")
     for target, states in zip(targets, before):
         with h5py.File(workdir / target) as h5:
             np.testing.assert_array_equal(h5["seed1/test/states"][...], states)
@@ -159,3 +159,4 @@ def test_smoke_coriolis_ablation(smoke_run):
     assert (bounded["strain_nrmse"] >= 0).all() and (bounded["seconds_with"] > 0).all()
     assert "paper 1.63 %" in (workdir / "results/smoke/tables/coriolis.md").read_text()
     assert (workdir / "results/smoke/figures/coriolis_strains.png").stat().st_size > 5000
+

@@ -2,30 +2,58 @@
 # One job per (task, ny, variant) runs all its seeds: one compiled rollout serves them all.
 
 
-rule rollout:
+rule rollout_ron:
+    input:
+        reservoirs=reservoir_files,
+        data=results_path("data/{task}.h5"),
+    output:
+        h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
+    wildcard_constraints:
+        variant="ron",
+    params:
+        seeds=REF_SEEDS,
+        chunk_size=config["reference"]["chunk_size"],
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("rollout_ron", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("rollout_ron/{task}_ny{ny}_{variant}.tsv")
+    threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
+    resources:
+        **resources_for("rollout_ron"),
+    conda:
+        "../envs/physres.yaml"
+    script:
+        "../scripts/rollout.py"
+
+
+rule rollout_physical:
     input:
         reservoirs=reservoir_files,
         sidecars=sidecar_files,
         data=results_path("data/{task}.h5"),
     output:
         h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
+    wildcard_constraints:
+        variant="|".join(PHYSICAL_VARIANTS),
     params:
-        seeds=lambda wc: variant_seeds(wc.variant),
+        seeds=PRETRAIN_SEEDS,
         architecture=architecture,
         unoptimized=config["benchmark"]["unoptimized"],
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
         divergence_bound=config["evaluation"]["divergence_bound"],
-        chunk_size=lambda wc: config["reference"]["chunk_size"] if wc.variant == "ron" else config["benchmark"]["chunk_size"],
+        chunk_size=config["benchmark"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
     log:
-        log_path("rollout", "{task}_ny{ny}_{variant}"),
+        log_path("rollout_physical", "{task}_ny{ny}_{variant}"),
     benchmark:
-        benchmark_path("rollout/{task}_ny{ny}_{variant}.tsv")
-    threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
+        benchmark_path("rollout_physical/{task}_ny{ny}_{variant}.tsv")
+    threads: 1
     resources:
-        **resources_for("rollout"),
+        **resources_for("rollout_physical"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -34,7 +62,7 @@ rule rollout:
 
 rule readout:
     input:
-        activations=rules.rollout.output.h5,
+        activations=results_path("activations/{task}/ny{ny}/{variant}.h5"),
         data=results_path("data/{task}.h5"),
     output:
         json=results_path("scores/{task}/ny{ny}/{variant}.json"),

@@ -57,7 +57,8 @@ CORIOLIS_DIMS = [ny for ny in CORIOLIS["dimensions"] if ny in DIMS] or [min(DIMS
 # the paper's Fig. 3 shows Mackey-Glass at ny = 6; fall back to what the config runs
 FIGURE_TASK = "mackey_glass" if "mackey_glass" in TASKS else TASKS[0]
 FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
-VARIANTS = ["ron", "unoptimized", "partial", "pretrained"]
+PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
+VARIANTS = ["ron", *PHYSICAL_VARIANTS]
 
 
 wildcard_constraints:
@@ -129,11 +130,6 @@ def architecture(wc):
 # benchmark (rules/benchmark.smk)
 
 PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
-
-
-def variant_seeds(variant):
-    """Digital RONs use the reference seeds; the physical variants the pretraining starts."""
-    return REF_SEEDS if variant == "ron" else config["pretrain"]["seeds"]
 
 
 def reservoir_files(wc):

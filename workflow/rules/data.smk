@@ -63,7 +63,7 @@ rule task_data_smnist:
         log_path("task_data", "smnist"),
     threads: 1
     resources:
-        **resources_for("task_data"),
+        **resources_for("task_data_smnist"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -85,7 +85,7 @@ rule task_data_adiac:
         log_path("task_data", "adiac"),
     threads: 1
     resources:
-        **resources_for("task_data"),
+        **resources_for("task_data_adiac"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -101,7 +101,7 @@ rule task_data_mackey_glass:
         log_path("task_data", "mackey_glass"),
     threads: 1
     resources:
-        **resources_for("task_data"),
+        **resources_for("task_data_mackey_glass"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -117,7 +117,7 @@ rule task_data_lorenz96:
         log_path("task_data", "lorenz96"),
     threads: 1
     resources:
-        **resources_for("task_data"),
+        **resources_for("task_data_lorenz96"),
     conda:
         "../envs/physres.yaml"
     script:

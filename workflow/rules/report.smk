@@ -20,7 +20,7 @@ rule ron_reference_table:
         log_path("ron_reference_table"),
     threads: 1
     resources:
-        **resources_for("tables"),
+        **resources_for("ron_reference_table"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -57,7 +57,7 @@ rule pretraining_table:
         log_path("pretraining_table"),
     threads: 1
     resources:
-        **resources_for("tables"),
+        **resources_for("pretraining_table"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -85,7 +85,7 @@ rule pretraining_figure:
         log_path("pretraining_figure"),
     threads: 1
     resources:
-        **resources_for("figures"),
+        **resources_for("pretraining_figure"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -141,7 +141,7 @@ rule benchmark_tables:
         log_path("benchmark_tables"),
     threads: 1
     resources:
-        **resources_for("tables"),
+        **resources_for("benchmark_tables"),
     conda:
         "../envs/physres.yaml"
     script:

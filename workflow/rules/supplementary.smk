@@ -28,7 +28,7 @@ rule flops:
         log_path("flops"),
     threads: 1
     resources:
-        **resources_for("tables"),
+        **resources_for("flops"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -61,7 +61,7 @@ rule coriolis_ablation:
         benchmark_path("coriolis_ablation/ny{ny}.tsv")
     threads: 1
     resources:
-        **resources_for("rollout"),
+        **resources_for("coriolis_ablation"),
     conda:
         "../envs/physres.yaml"
     script:
@@ -97,7 +97,7 @@ rule coriolis_table:
         log_path("coriolis_table"),
     threads: 1
     resources:
-        **resources_for("tables"),
+        **resources_for("coriolis_table"),
     conda:
         "../envs/physres.yaml"
     script:

@@ -10,7 +10,8 @@ threadpool_limits(snakemake.threads)  # BLAS threads beyond the job's share make
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 seeds = []
-with read_h5(snakemake.input.activations, "rollout") as h5:
+rollout_rule = "rollout_ron" if snakemake.wildcards.variant == "ron" else "rollout_physical"
+with read_h5(snakemake.input.activations, rollout_rule) as h5:
     for seed in h5["seeds"][...]:
         group = h5[f"seed{seed}"]
         peaks = [group[f"{s}/peak"][...] for s in ("train", "test") if "peak" in group[s]]

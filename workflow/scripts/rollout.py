@@ -9,9 +9,11 @@ from physres.reservoirs import activations, load_ensemble
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
-ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, architecture=p.architecture,
-                         unoptimized=p.unoptimized, reference_dt=p.reference_dt, sim_dt=p.sim_dt,
-                         divergence_bound=p.divergence_bound, task=wc.task)
+# rules rollout_ron and rollout_physical: only the physical one has the robots' parameters
+physical = {} if wc.variant == "ron" else dict(
+    architecture=p.architecture, unoptimized=p.unoptimized, reference_dt=p.reference_dt, sim_dt=p.sim_dt,
+    divergence_bound=p.divergence_bound, task=wc.task)
+ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
 splits = {"train": task.train.u, "test": task.test.u}
 if task.train.u.shape[1:] == task.test.u.shape[1:]:
     # both splits in one pass: one traced and compiled rollout, one call for all seeds
