@@ -1,4 +1,6 @@
 """Tables: aggregation over seeds excludes and counts diverged runs."""
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,3 +95,49 @@ def test_pretraining_summary_reproduces_the_papers_stated_figures(tmp_path):
     assert summary.loc["diverged theta_rob-fixed trajectories", "value"] == 7
     render_pretraining_summary(summary.reset_index(), tmp_path / "summary")
     assert "90.2 %" in (tmp_path / "summary.md").read_text()
+
+
+def test_simplified_controllers_table_beside_the_paper(tmp_path):
+    """Both controllers' pretraining and PRC rows for a classification and a forecasting task;
+    diverged starts counted and left out; FLOPs from the paper's formulas; paper values merged."""
+    import yaml
+
+    from physres import flops
+    from physres.tables import render_simplified, simplified_table
+
+    config = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
+    supplementary = config["supplementary"]
+
+    def evaluation(task, rmses, nrmses):
+        return {"task": task, "ny": 6, "mode": "full",
+                "seeds": [{"seed": s, "test_rmse": r, "trajectory_nrmse": n, "diverged": n is None}
+                          for s, (r, n) in enumerate(zip(rmses, nrmses))]}
+
+    def scores(task, metric, values):
+        frame = pd.DataFrame([{"task": task, "ny": 6, "variant": "pretrained", "seed": s, "metric": metric,
+                               "value": v, "diverged": v is None} for s, v in enumerate(values)])
+        frame["value"] = frame["value"].astype(float)
+        return frame
+
+    runs = {
+        "full": ([evaluation("smnist", [0.1, 0.3], [0.01, 0.03]), evaluation("mackey_glass", [0.02, 0.04], [0.05, None])],
+                 pd.concat([scores("smnist", "accuracy", [60.0, 64.0]), scores("mackey_glass", "nrmse", [0.5, 0.6])])),
+        "simplified": ([evaluation("smnist", [0.2, 0.2], [0.06, 0.06]), evaluation("mackey_glass", [0.03, 0.05], [0.05, 0.07])],
+                       pd.concat([scores("smnist", "accuracy", [58.0, None]), scores("mackey_glass", "nrmse", [0.55, 0.65])])),
+    }
+    table = simplified_table(runs, config, supplementary["simplified"]["paper"])
+    assert len(table) == 2 * 2 * 3  # tasks x controllers x (test RMSE, trajectory NRMSE, PRC)
+    assert list(table["task"].unique()) == ["smnist", "mackey_glass"]
+    cell = table.set_index(["task", "controller", "quantity"])
+    assert cell.loc[("smnist", "full", "test_rmse"), "mean"] == pytest.approx(0.2)
+    assert cell.loc[("mackey_glass", "full", "trajectory_nrmse"), "n_diverged"] == 1
+    assert cell.loc[("mackey_glass", "full", "trajectory_nrmse"), "mean"] == pytest.approx(0.05)
+    assert cell.loc[("smnist", "simplified", "prc"), ["mean", "n_diverged"]].tolist() == [58.0, 1]
+    assert cell.loc[("smnist", "simplified", "prc"), "paper_mean"] == 61.20
+    assert cell.loc[("mackey_glass", "full", "prc"), "paper_std"] == 0.003
+    size = flops.task_size(config, "mackey_glass")
+    assert cell.loc[("mackey_glass", "simplified", "prc"), "flops"] == flops.pipeline_flops(6, size)["prc_simplified"]["total"]
+    render_simplified(table, tmp_path / "simplified", supplementary["flops"]["paper"])
+    md = (tmp_path / "simplified.md").read_text()
+    assert "58.00 ± -- (*) (paper 61.20 ± 1.62)" in md and "(paper 1.23e+06)" in md
+    assert {"csv", "md", "tex", "html"} == {p.suffix[1:] for p in tmp_path.iterdir()}

@@ -160,3 +160,21 @@ def test_smoke_coriolis_ablation(smoke_run):
     assert "paper 1.63 %" in (workdir / "results/smoke/tables/coriolis.md").read_text()
     assert (workdir / "results/smoke/figures/coriolis_strains.png").stat().st_size > 5000
 
+
+@pytest.mark.smoke
+def test_smoke_simplified_controllers(smoke_run):
+    """The simplified-controller study ran its own pretraining and rollouts: its checkpoints hold
+    the 1 x 16 feedback controller, and its table stands beside the main runs' controllers."""
+    from physres.pretrain import load_checkpoint
+
+    workdir, _ = smoke_run
+    tasks = SMOKE["supplementary"]["simplified"]["tasks"]
+    table = pd.read_csv(workdir / "results/smoke/tables/simplified_controllers.csv")
+    assert set(table["task"]) == set(tasks) and set(table["controller"]) == {"full", "simplified"}
+    assert set(table["quantity"]) == {"test_rmse", "trajectory_nrmse", "prc"}
+    simplified = table[table["controller"] == "simplified"].set_index("quantity")
+    full = table[table["controller"] == "full"].set_index("quantity")
+    assert simplified.loc["prc", "flops"] < full.loc["prc", "flops"] / 10  # the paper: 1-2 orders of magnitude
+    _, sidecar = load_checkpoint(workdir / f"results/smoke/supplementary/simplified/pretrain/{tasks[0]}/ny6/full/seed0.eqx")
+    assert sidecar["architecture"]["controller"] == "simplified"
+    assert "(paper" in (workdir / "results/smoke/tables/simplified_controllers.md").read_text()

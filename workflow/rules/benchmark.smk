@@ -69,6 +69,7 @@ rule readout:
     params:
         washout=lambda wc: task_param(wc.task, "washout", 0),
         lag=lambda wc: task_param(wc.task, "lag", 0),
+        rollout_rule=lambda wc: "rollout_ron" if wc.variant == "ron" else "rollout_physical",
         **config["readout"],
     log:
         log_path("readout", "{task}_ny{ny}_{variant}"),

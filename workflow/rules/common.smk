@@ -53,6 +53,7 @@ DIMS = config["dimensions"]
 REF_SEEDS = config["reference"]["seeds"]
 # the Coriolis ablation: the paper's ny = 6 and 9 where the run has them, else its smallest ny
 CORIOLIS = config["supplementary"]["coriolis"]
+SIMPLIFIED_TASKS = [task for task in config["supplementary"]["simplified"]["tasks"] if task in TASKS]
 CORIOLIS_DIMS = [ny for ny in CORIOLIS["dimensions"] if ny in DIMS] or [min(DIMS)]
 # the paper's Fig. 3 shows Mackey-Glass at ny = 6; fall back to what the config runs
 FIGURE_TASK = "mackey_glass" if "mackey_glass" in TASKS else TASKS[0]
@@ -102,6 +103,8 @@ def all_targets():
     targets += [results_path(f"figures/scalability.{ext}") for ext in ("pdf", "png")]
     targets += [results_path(f"tables/flops.{ext}") for ext in ("csv", "md", "tex")]
     targets += [results_path(f"figures/flops.{ext}") for ext in ("pdf", "png")]
+    if SIMPLIFIED_TASKS:
+        targets += [results_path(f"tables/simplified_controllers.{ext}") for ext in ("csv", "md", "tex")]
     if CORIOLIS["task"] in TASKS:
         targets += [results_path(f"tables/coriolis.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/coriolis_strains.{ext}") for ext in ("pdf", "png")]
@@ -112,6 +115,10 @@ def all_targets():
 
 PRETRAIN_SEEDS = config["pretrain"]["seeds"]
 MODES = config["pretrain"]["modes"]
+PRETRAIN_SCHEDULE = {
+    key: config["pretrain"][key]
+    for key in ("epochs", "warmup_epochs", "learning_rate", "final_learning_rate", "batch_size", "clip_norm")
+}
 
 
 def architecture(wc):

@@ -10,8 +10,7 @@ rule pretrain:
     params:
         architecture=architecture,
         seeds=PRETRAIN_SEEDS,
-        schedule={k: config["pretrain"][k] for k in
-                  ("epochs", "warmup_epochs", "learning_rate", "final_learning_rate", "batch_size", "clip_norm")},
+        schedule=PRETRAIN_SCHEDULE,
         checkpoint_every=config["pretrain"]["checkpoint_every"],
         resume=results_path("pretrain/{task}/ny{ny}/{mode}/resume.eqx"),
         x64=config["numerics"]["x64"],

@@ -1,4 +1,5 @@
-# Stage 10: the paper's supplementary experiments (so far: the digital inference cost).
+# Stage 10: the paper's supplementary experiments: digital inference cost, simplified controllers,
+# Coriolis ablation.
 
 
 rule flops:
@@ -102,3 +103,160 @@ rule coriolis_table:
         "../envs/physres.yaml"
     script:
         "../scripts/coriolis_table.py"
+
+
+# Simplified controllers: the main runs' pretraining, evaluation, rollout and readout scripts
+# on reservoirs with 1 x 16 feedback and linear feedforward controllers, under
+# results/<run>/supplementary/simplified/ (full pretraining, the PRC benchmark's pretrained variant).
+
+
+def simplified_path(path):
+    return results_path(f"supplementary/simplified/{path}")
+
+
+def simplified_architecture(wc):
+    return {**architecture(wc), "controller": "simplified"}
+
+
+rule pretrain_simplified:
+    input:
+        dataset=results_path("datasets/{task}/ny{ny}.h5"),
+    output:
+        models=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
+        sidecars=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json"), seed=PRETRAIN_SEEDS),
+    wildcard_constraints:
+        mode="full",
+    params:
+        architecture=simplified_architecture,
+        seeds=PRETRAIN_SEEDS,
+        schedule=PRETRAIN_SCHEDULE,
+        checkpoint_every=config["pretrain"]["checkpoint_every"],
+        resume=simplified_path("pretrain/{task}/ny{ny}/{mode}/resume.eqx"),
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("pretrain_simplified", "{task}_ny{ny}_{mode}"),
+    benchmark:
+        benchmark_path("pretrain_simplified/{task}_ny{ny}_{mode}.tsv")
+    threads: 1
+    resources:
+        **resources_for("pretrain_simplified"),
+    conda:
+        "../envs/physres.yaml"
+    script:
+        "../scripts/pretrain.py"
+
+
+rule evaluate_simplified:
+    input:
+        models=rules.pretrain_simplified.output.models,
+        sidecars=rules.pretrain_simplified.output.sidecars,
+        dataset=results_path("datasets/{task}/ny{ny}.h5"),
+        ron=SELECTED_RON,
+        data=results_path("data/{task}.h5"),
+    output:
+        json=simplified_path("pretrain/{task}/ny{ny}/{mode}/evaluation.json"),
+        trajectories=simplified_path("pretrain/{task}/ny{ny}/{mode}/trajectories.h5"),
+    wildcard_constraints:
+        mode="full",
+    params:
+        **config["evaluation"],
+        sim_dt=config["simulation"]["dt"],
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("evaluate_simplified", "{task}_ny{ny}_{mode}"),
+    benchmark:
+        benchmark_path("evaluate_simplified/{task}_ny{ny}_{mode}.tsv")
+    threads: 1
+    resources:
+        **resources_for("evaluate_simplified"),
+    conda:
+        "../envs/physres.yaml"
+    script:
+        "../scripts/evaluate_pretraining.py"
+
+
+rule rollout_simplified:
+    input:
+        reservoirs=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/full/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
+        sidecars=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/full/seed{seed}.json"), seed=PRETRAIN_SEEDS),
+        data=results_path("data/{task}.h5"),
+    output:
+        h5=simplified_path("activations/{task}/ny{ny}/{variant}.h5"),
+    wildcard_constraints:
+        variant="pretrained",
+    params:
+        seeds=PRETRAIN_SEEDS,
+        architecture=simplified_architecture,
+        unoptimized=config["benchmark"]["unoptimized"],
+        reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
+        sim_dt=config["simulation"]["dt"],
+        divergence_bound=config["evaluation"]["divergence_bound"],
+        chunk_size=config["benchmark"]["chunk_size"],
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        x64=config["numerics"]["x64"],
+    log:
+        log_path("rollout_simplified", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("rollout_simplified/{task}_ny{ny}_{variant}.tsv")
+    threads: 1
+    resources:
+        **resources_for("rollout_simplified"),
+    conda:
+        "../envs/physres.yaml"
+    script:
+        "../scripts/rollout.py"
+
+
+rule readout_simplified:
+    input:
+        activations=rules.rollout_simplified.output.h5,
+        data=results_path("data/{task}.h5"),
+    output:
+        json=simplified_path("scores/{task}/ny{ny}/{variant}.json"),
+    params:
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        lag=lambda wc: task_param(wc.task, "lag", 0),
+        rollout_rule="rollout_simplified",
+        **config["readout"],
+    log:
+        log_path("readout_simplified", "{task}_ny{ny}_{variant}"),
+    threads: 1
+    resources:
+        **resources_for("readout_simplified"),
+    conda:
+        "../envs/physres.yaml"
+    script:
+        "../scripts/readout.py"
+
+
+rule simplified_table:
+    input:
+        evaluations=expand(results_path("pretrain/{task}/ny{ny}/full/evaluation.json"), task=SIMPLIFIED_TASKS, ny=DIMS),
+        scores=expand(results_path("scores/{task}/ny{ny}/pretrained.json"), task=SIMPLIFIED_TASKS, ny=DIMS),
+        simplified_evaluations=expand(
+            simplified_path("pretrain/{task}/ny{ny}/full/evaluation.json"), task=SIMPLIFIED_TASKS, ny=DIMS
+        ),
+        simplified_scores=expand(simplified_path("scores/{task}/ny{ny}/pretrained.json"), task=SIMPLIFIED_TASKS, ny=DIMS),
+    output:
+        csv=results_path("tables/simplified_controllers.csv"),
+        html=report(
+            results_path("tables/simplified_controllers.html"),
+            caption="../report/simplified.rst",
+            category="Supplementary",
+            subcategory="Simplified controllers",
+            labels={"table": "Simplified controllers"},
+        ),
+        md=results_path("tables/simplified_controllers.md"),
+        tex=results_path("tables/simplified_controllers.tex"),
+    params:
+        main_controller=config["pretrain"]["controller"],
+        config={key: config[key] for key in ("tasks", "data")},
+    log:
+        log_path("simplified_table"),
+    threads: 1
+    resources:
+        **resources_for("simplified_table"),
+    conda:
+        "../envs/physres.yaml"
+    script:
+        "../scripts/simplified_table.py"

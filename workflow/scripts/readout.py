@@ -10,8 +10,7 @@ threadpool_limits(snakemake.threads)  # BLAS threads beyond the job's share make
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 seeds = []
-rollout_rule = "rollout_ron" if snakemake.wildcards.variant == "ron" else "rollout_physical"
-with read_h5(snakemake.input.activations, rollout_rule) as h5:
+with read_h5(snakemake.input.activations, snakemake.params.rollout_rule) as h5:
     for seed in h5["seeds"][...]:
         group = h5[f"seed{seed}"]
         peaks = [group[f"{s}/peak"][...] for s in ("train", "test") if "peak" in group[s]]
