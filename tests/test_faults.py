@@ -9,7 +9,6 @@ from pathlib import Path
 
 import equinox as eqx
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
@@ -18,10 +17,12 @@ from physres import data
 from physres.config import ConfigError, check_config
 from physres.io import InputError
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
-from physres.pretrain import failed_starts, load_checkpoint, save_checkpoint
+from physres.checkpoint import load_checkpoint, save_checkpoint
+from physres.pretrain import failed_starts
 from physres.pretraining_data import read_dataset, write_dataset
 from physres.readout import score_activations
-from physres.reservoirs import load_ensemble, load_ron, save_ron
+from physres.reservoirs import load_ensemble
+from physres.ron import load_ron, save_ron
 from physres.ron import init_ron
 from physres.tables import pretraining_scores
 from test_pretrain import ARCH, SCHEDULE, problem, run  # noqa: F401 - problem is a fixture
@@ -234,7 +235,7 @@ def test_unwritable_results_folder_names_the_folder(tmp_path, monkeypatch):
 
 def test_damaged_activations_and_scores_name_the_rule_that_remakes_them(tmp_path):
     from physres.io import read_h5
-    from physres.tables import load_scores
+    from physres.formats import load_scores
 
     activations = tmp_path / "ron.h5"
     activations.write_bytes(b"not an HDF5 file")

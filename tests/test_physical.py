@@ -250,7 +250,8 @@ def test_ensemble_of_seeds_equals_each_reservoir_alone(rng):
     """The seeds of a variant run stacked in one vmapped program: each member's activations and
     peaks must be those of its own rollout, for pretrained-style and unoptimized reservoirs."""
     from physres.physical import init_unoptimized_reservoir
-    from physres.reservoirs import PhysicalEnsemble, activations
+    from physres.batching import activations
+    from physres.reservoirs import PhysicalEnsemble
 
     u = rng.uniform(size=(3, 4, 1))
     for init in (lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified"),

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
-from physres.pretrain import Schedule, load_checkpoint, pretrain_multistart, save_checkpoint
+from physres.checkpoint import load_checkpoint, save_checkpoint
+from physres.pretrain import Schedule, pretrain_multistart
 from physres.pretraining_data import sample_dataset
 from physres.ron import init_ron
 

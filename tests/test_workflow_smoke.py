@@ -165,7 +165,7 @@ def test_smoke_coriolis_ablation(smoke_run):
 def test_smoke_simplified_controllers(smoke_run):
     """The simplified-controller study ran its own pretraining and rollouts: its checkpoints hold
     the 1 x 16 feedback controller, and its table stands beside the main runs' controllers."""
-    from physres.pretrain import load_checkpoint
+    from physres.checkpoint import load_checkpoint
 
     workdir, _ = smoke_run
     tasks = SMOKE["supplementary"]["simplified"]["tasks"]

@@ -22,7 +22,6 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import h5py
 import numpy as np
 from scipy.integrate import odeint
 

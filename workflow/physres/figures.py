@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from physres import flops  # noqa: E402
 from physres.io import atomic_path  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9"]  # colour-blind-safe
@@ -109,7 +110,6 @@ def flops_figure(config: dict, task_labels: dict[str, str], largest_ny: int = 30
     """The paper's FLOPs figure: reservoir, readout and whole-pipeline FLOPs per input sequence
     against ny, per task (colour), RON solid, PRC with 2 x 64 controllers dashed, simplified
     dotted; log axes."""
-    from physres import flops
 
     ny = np.arange(3, largest_ny + 1)
     fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.0), sharex=True)

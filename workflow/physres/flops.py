@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
+from physres.physical import CONTROLLERS, glorot_mlp
+
 CONTROLLER_PIPELINES = ("full", "simplified")
 
 
@@ -88,8 +90,6 @@ def crossover_ny(nu: int, controller: str, largest: int = 10_000) -> int:
 def counted_controller_flops(ny: int, nu: int, controller: str) -> int:
     """FLOPs plus transcendentals that XLA counts for one step T_ff(u) + T_fb(Q, Q') of the
     pipeline's actual controllers."""
-    from physres.physical import CONTROLLERS, glorot_mlp
-
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     feedforward = glorot_mlp(jax.random.PRNGKey(0), nu, ny, ff_width, ff_depth)
     feedback = glorot_mlp(jax.random.PRNGKey(1), 2 * ny, ny, fb_width, fb_depth)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import jax
 
+from physres.io import setup_logging
+
 
 def start_job(snakemake) -> logging.Logger:
     """Route this job's output to ``snakemake.log[0]`` and set float64 from ``params.x64``."""
-    from physres.io import setup_logging
-
     logger = setup_logging(snakemake.log[0] if snakemake.log else None)
     jax.config.update("jax_enable_x64", bool(getattr(snakemake.params, "x64", True)))
     # Jobs reuse compiled programs across processes. Every program is cached, however small:

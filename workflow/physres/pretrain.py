@@ -25,10 +25,10 @@ import numpy as np
 import optax
 from tqdm.auto import tqdm
 
-from physres.io import InputError, atomic_path, check_array, read_json, to_builtin, write_json
+from physres.io import atomic_path, to_builtin
+from physres.names import MODES
 from physres.physical import PhysicalReservoir
 
-MODES = ("full", "rob_fixed")
 Batch = dict[str, jax.Array]  # y, ydot, u, yddot: (n, ...)
 
 
@@ -246,43 +246,10 @@ def pretrain_multistart(
     return state
 
 
-# --------------------------------------------------------------------------- checkpoints
-
-
-def save_checkpoint(path: str | Path, model: PhysicalReservoir, sidecar: dict) -> None:
-    """Equinox serialisation of one start, plus a JSON sidecar (how to rebuild its skeleton,
-    seed, library versions, loss curves, ``failed``) at path.with_suffix('.json')."""
-    with atomic_path(path) as tmp:
-        eqx.tree_serialise_leaves(tmp, model)
-    write_json(Path(path).with_suffix(".json"), sidecar)
-
-
-def load_checkpoint(path: str | Path) -> tuple[PhysicalReservoir, dict]:
-    """The model and sidecar of one start; an unreadable pair raises InputError (rule pretrain)."""
-    from physres.physical import init_physical_reservoir
-
-    sidecar = read_json(Path(path).with_suffix(".json"), rule="pretrain")
-    try:
-        skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **sidecar["architecture"])
-        model = eqx.tree_deserialise_leaves(path, skeleton)
-    except (KeyError, TypeError, ValueError, OSError, RuntimeError) as error:
-        raise InputError(path, f"cannot be rebuilt from its sidecar ({type(error).__name__}: {error})",
-                         "pretrain") from error
-    for leaf in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_inexact_array)):
-        check_array(path, "a parameter", np.asarray(leaf), "pretrain")
-    return model, sidecar
-
-
 def failed_starts(state: TrainState) -> np.ndarray:
     """(S,) True where a start never reached a finite validation loss: its best model is still
     the untrained start, which must be carried as failed, never scored as if trained."""
     return ~np.isfinite(np.asarray(state.best_val))
-
-
-def training_failed(sidecar: dict) -> bool:
-    """True for a start whose training never reached a finite validation loss (sidecars before
-    the key existed called it ``diverged``)."""
-    return bool(sidecar.get("failed", sidecar.get("diverged", False)))
 
 
 def library_versions() -> dict[str, str]:

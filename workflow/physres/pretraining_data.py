@@ -10,8 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from physres.batching import chunked
 from physres.io import InputError, atomic_h5, check_array, read_h5, write_h5_attrs
-from physres.reservoirs import chunked
 from physres.ron import RON, f_ref, ron_rollout
 from physres.seeding import rng_for
 

@@ -12,6 +12,7 @@ radius rho, V uniform in [0, nu], b uniform in [-nu, nu], gamma and epsilon unif
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 import equinox as eqx
@@ -20,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Float
 
+from physres.io import InputError, atomic_h5, check_array, read_h5, write_h5_attrs
 from physres.seeding import rng_for
 
 
@@ -136,3 +138,41 @@ def ron_to_arrays(ron: RON) -> dict[str, np.ndarray]:
 
 def ron_from_arrays(arrays: dict[str, np.ndarray], dt: float) -> RON:
     return RON(*(jnp.asarray(arrays[k]) for k in ("W", "V", "b", "gamma", "epsilon")), dt=float(dt))
+
+
+# --------------------------------------------------------------------------- files and ensembles
+
+
+def save_ron(path: str | Path, ron: RON, attrs: dict) -> None:
+    with atomic_h5(path) as h5:
+        for name, array in ron_to_arrays(ron).items():
+            h5.create_dataset(name, data=array)
+        write_h5_attrs(h5, {"dt": ron.dt, **attrs})
+
+
+def load_ron(path: str | Path) -> RON:
+    """A RON file written by save_ron: finite W, V, b, gamma, epsilon and a positive dt."""
+    rule = "reference_ron"
+    with read_h5(path, rule) as h5:
+        arrays = {k: check_array(path, k, h5[k][...], rule) for k in ("W", "V", "b", "gamma", "epsilon")}
+        dt = float(h5.attrs["dt"])
+    if not (np.isfinite(dt) and dt > 0):
+        raise InputError(path, f"attribute dt = {dt} is not a positive step", rule)
+    return ron_from_arrays(arrays, dt)
+
+
+class RONEnsemble:
+    """Digital RONs: each is a few matrix products per step, so they simply run one after another."""
+
+    def __init__(self, seeds: list[int], rons: list[RON]):
+        self.seeds, self.rons = list(seeds), rons
+
+    def _run(self, u, keep):
+        u = jnp.asarray(u)  # one transfer for all seeds
+        return np.stack([np.asarray(ron_rollout(ron, u, keep=keep)) for ron in self.rons]), None
+
+    def final_states(self, u):
+        return self._run(u, "final")
+
+    def all_states(self, u):
+        return self._run(u, "all")

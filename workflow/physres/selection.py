@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from physres.readout import score_activations, validation_score
-from physres.reservoirs import RONEnsemble, activations
-from physres.ron import RON
+from physres.batching import activations
+from physres.ron import RON, RONEnsemble
 from physres.stats import HIGHER_IS_BETTER
 
 

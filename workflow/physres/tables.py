@@ -16,24 +16,12 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from physres import flops
 from physres.io import atomic_path, read_json, write_text
+from physres.names import PHYSICAL_VARIANTS, TASK_LABEL, TASK_ORDER, VARIANT_LABEL
+from physres.stats import HIGHER_IS_BETTER
 
 DIGITS = {"accuracy": 2, "nrmse": 3, "test_rmse": 3, "trajectory_nrmse": 3, "p_value": 4}
-TASK_ORDER = ["smnist", "adiac", "mackey_glass", "lorenz96"]
-TASK_LABEL = {"smnist": "sMNIST", "adiac": "ADIAC", "mackey_glass": "Mackey-Glass", "lorenz96": "Lorenz96"}
-
-
-def load_scores(paths: Iterable[str | Path]) -> pd.DataFrame:
-    """Score JSONs of (task, ny, variant) -> one row per seed (task, ny, variant, seed, metric,
-    value, diverged, ...)."""
-    rows = []
-    for path in paths:
-        record = read_json(path, rule="readout")
-        rows += [{"task": record["task"], "ny": record["ny"], "variant": record["variant"], **seed}
-                 for seed in record["seeds"]]
-    frame = pd.DataFrame(rows)
-    frame["value"] = frame["value"].astype(float)  # None (diverged) -> NaN
-    return frame
 
 
 def aggregate(scores: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -254,11 +242,6 @@ def render_pretraining_summary(summary: pd.DataFrame, stem: str | Path) -> None:
 
 # --------------------------------------------------------------------------- the PRC benchmark
 
-PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
-VARIANT_LABEL = {"ron": "Digital RON (target)", "unoptimized": "Unoptimized", "partial": "Partially pretrained",
-                 "pretrained": "Pretrained (ours)"}
-
-
 def benchmark_table(scores: pd.DataFrame, selections: pd.DataFrame, paper: list[dict]) -> pd.DataFrame:
     """The paper's Table 2 as tidy rows per (task, ny, variant): mean/std over seeds without the
     diverged runs, n_diverged; for ``ron`` also the pretraining RON's own score (``target``, from
@@ -290,7 +273,6 @@ def benchmark_cells(table: pd.DataFrame) -> pd.DataFrame:
 
 def render_benchmark(table: pd.DataFrame, stem: str | Path) -> None:
     """Wide rendering like the paper's Table 2; the best physical variant per cell in bold."""
-    from physres.stats import HIGHER_IS_BETTER
 
     cells = table[["task", "ny", "metric"]].drop_duplicates()
 
@@ -382,8 +364,6 @@ def flops_table(config: dict, dimensions: list[int], paper: list[dict]) -> pd.Da
     """Tidy FLOPs per (task, ny, pipeline, part) from the paper's formulas (physres.flops), with
     XLA's count of the actual controllers (``counted``, reservoir part of the PRC pipelines) and
     the paper's totals where its tables give them."""
-    from physres import flops
-
     rows = []
     for task in config["tasks"]:
         size = flops.task_size(config, task)
@@ -442,8 +422,6 @@ def simplified_table(runs: dict[str, tuple[list[dict], pd.DataFrame]], config: d
     ``runs``: controller -> (evaluation JSON records of full pretraining, score rows of the
     pretrained variant). Quantities: test RMSE per component and trajectory NRMSE of the
     pretraining, and the PRC score (accuracy or NRMSE)."""
-    from physres import flops
-
     frames = []
     for controller, (evaluations, scores) in runs.items():
         pretraining = aggregate(pretraining_scores(evaluations), ["task", "ny", "metric"])

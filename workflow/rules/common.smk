@@ -5,7 +5,8 @@ from snakemake.utils import validate
 
 from physres.config import check_config, coerce_numbers, robot_layout, ron_config
 from physres.data import task_kind
-from physres.tables import TASK_LABEL
+from physres.names import MODES as MODE_NAMES
+from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, VARIANTS
 
 SCHEMA = "../schemas/config.schema.yaml"
 
@@ -58,8 +59,6 @@ CORIOLIS_DIMS = [ny for ny in CORIOLIS["dimensions"] if ny in DIMS] or [min(DIMS
 # the paper's Fig. 3 shows Mackey-Glass at ny = 6; fall back to what the config runs
 FIGURE_TASK = "mackey_glass" if "mackey_glass" in TASKS else TASKS[0]
 FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
-PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
-VARIANTS = ["ron", *PHYSICAL_VARIANTS]
 
 
 wildcard_constraints:
@@ -67,7 +66,7 @@ wildcard_constraints:
     ny=r"\d+",
     seed=r"\d+",
     variant="|".join(VARIANTS),
-    mode="full|rob_fixed",
+    mode="|".join(MODE_NAMES),
 
 
 def resources_for(rule_name):
@@ -134,9 +133,18 @@ def architecture(wc):
     }
 
 
-# benchmark (rules/benchmark.smk)
+# simplified controllers (rules/supplementary.smk)
 
-PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
+
+def simplified_path(path):
+    return results_path(f"supplementary/simplified/{path}")
+
+
+def simplified_architecture(wc):
+    return {**architecture(wc), "controller": "simplified"}
+
+
+# benchmark (rules/benchmark.smk)
 
 
 def reservoir_files(wc):

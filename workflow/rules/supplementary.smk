@@ -110,14 +110,6 @@ rule coriolis_table:
 # results/<run>/supplementary/simplified/ (full pretraining, the PRC benchmark's pretrained variant).
 
 
-def simplified_path(path):
-    return results_path(f"supplementary/simplified/{path}")
-
-
-def simplified_architecture(wc):
-    return {**architecture(wc), "controller": "simplified"}
-
-
 rule pretrain_simplified:
     input:
         dataset=results_path("datasets/{task}/ny{ny}.h5"),

@@ -4,7 +4,9 @@ from pathlib import Path
 from physres.figures import save_figure, scalability_figure
 from physres.io import setup_logging
 from physres.stats import significance_table, summary
-from physres.tables import (TASK_LABEL, benchmark_cells, benchmark_table, load_scores, load_selections, render_benchmark,
+from physres.formats import load_scores
+from physres.names import TASK_LABEL
+from physres.tables import (benchmark_cells, benchmark_table, load_selections, render_benchmark,
                             render_significance, render_summary)
 
 log = setup_logging(snakemake.log[0])

@@ -4,7 +4,8 @@ from pathlib import Path
 import numpy as np
 
 from physres.figures import first_bounded_start, save_figure, strain_figure
-from physres.io import read_h5, read_json, setup_logging
+from physres.formats import read_strains
+from physres.io import read_json, setup_logging
 from physres.tables import coriolis_table, render_coriolis
 
 log = setup_logging(snakemake.log[0])
@@ -12,9 +13,7 @@ paper = snakemake.config["supplementary"]["coriolis"]["paper"]
 table = coriolis_table([read_json(path, rule="coriolis_ablation") for path in snakemake.input.runs], paper)
 render_coriolis(table, Path(snakemake.output.csv).with_suffix(""), paper)
 log.info("\n%s", table.to_string())
-with read_h5(snakemake.input.strains[0], "coriolis_ablation") as h5:  # the first ny: its first start with both rollouts bounded
-    pairs = [(h5[f"seed{s}/without"][...], h5[f"seed{s}/with"][...]) for s in h5["seeds"][...] if f"seed{s}" in h5]
-    dt = float(h5.attrs["reference_dt"])
+pairs, dt = read_strains(snakemake.input.strains[0])  # the first ny: its first start with both rollouts bounded
 start = first_bounded_start(np.stack([np.concatenate(pair, axis=-1) for pair in pairs])) if pairs else None
 save_figure(strain_figure(None if start is None else pairs[start], dt, snakemake.params.title),
             snakemake.output.pdf, snakemake.output.png)

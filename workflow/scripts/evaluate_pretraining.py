@@ -2,13 +2,15 @@
 import jax.numpy as jnp
 import numpy as np
 
+from physres.checkpoint import load_checkpoint, training_failed
 from physres.data import read_task
-from physres.io import atomic_h5, write_json
+from physres.formats import Trajectories, write_trajectories
+from physres.io import write_json
 from physres.jobs import start_job
-from physres.pretrain import acceleration_rmse, load_checkpoint, training_failed
+from physres.pretrain import acceleration_rmse
 from physres.pretraining_data import read_dataset
-from physres.reservoirs import PhysicalEnsemble, load_ron
-from physres.ron import ron_rollout
+from physres.reservoirs import PhysicalEnsemble
+from physres.ron import load_ron, ron_rollout
 from physres.simulate import diverged, trajectory_nrmse
 
 log = start_job(snakemake)
@@ -34,8 +36,5 @@ for model, seed, y_hat, peak, is_failed in zip(models, seeds, y_hats, peaks, fai
 
 write_json(snakemake.output.json, {"task": wc.task, "ny": int(wc.ny), "mode": wc.mode,
                                    "n_steps": int(u.shape[1]), "seeds": results})
-with atomic_h5(snakemake.output.trajectories) as h5:
-    h5.create_dataset("y_ref", data=y_ref)
-    h5.create_dataset("y_hat", data=y_hats)  # (seeds, n_seq, K, ny)
-    h5.create_dataset("seeds", data=[r["seed"] for r in results])
-    h5.attrs["dt"] = ron.dt
+write_trajectories(snakemake.output.trajectories,
+                   Trajectories(y_ref, y_hats, np.asarray([r["seed"] for r in results]), ron.dt))

@@ -4,7 +4,8 @@ from pathlib import Path
 from physres import flops
 from physres.figures import flops_figure, save_figure
 from physres.io import setup_logging
-from physres.tables import TASK_LABEL, flops_table, render_flops
+from physres.names import TASK_LABEL
+from physres.tables import flops_table, render_flops
 
 log = setup_logging(snakemake.log[0])
 config = snakemake.params.config

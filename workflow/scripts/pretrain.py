@@ -5,10 +5,11 @@ from pathlib import Path
 import jax
 import numpy as np
 
+from physres.checkpoint import save_checkpoint
 from physres.jobs import device_description, project_commit, start_job
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.pretrain import (Schedule, acceleration_rmse, dataset_digest, failed_starts, library_versions,
-                              pretrain_multistart, run_fingerprint, save_checkpoint)
+                              pretrain_multistart, run_fingerprint)
 from physres.pretraining_data import read_dataset
 
 log = start_job(snakemake)

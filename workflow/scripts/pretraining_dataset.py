@@ -2,7 +2,7 @@
 from physres.data import read_task
 from physres.jobs import start_job
 from physres.pretraining_data import sample_dataset, visited_box, write_dataset
-from physres.reservoirs import load_ron
+from physres.ron import load_ron
 
 log = start_job(snakemake)
 p = snakemake.params

@@ -1,6 +1,6 @@
 """Sample the reference RONs of one (task, ny), one per seed, from its configuration."""
 from physres.jobs import start_job
-from physres.reservoirs import save_ron
+from physres.ron import save_ron
 from physres.ron import ron_from_config, spectral_radius
 
 log = start_job(snakemake)

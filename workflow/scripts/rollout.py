@@ -2,9 +2,10 @@
 import numpy as np
 
 from physres.data import read_task
-from physres.io import atomic_h5, write_h5_attrs
+from physres.formats import write_activations
 from physres.jobs import start_job
-from physres.reservoirs import activations, load_ensemble
+from physres.batching import activations
+from physres.reservoirs import load_ensemble
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
@@ -26,17 +27,5 @@ else:  # one chunk size for both splits: one traced and compiled rollout per job
     chunk_size = min(p.chunk_size, max(len(u) for u in splits.values()))
     per_split = {split: activations(ensemble, u, task.kind, p.washout, chunk_size, desc=f"{wc.variant} {split}")
                  for split, u in splits.items()}
-with atomic_h5(snakemake.output.h5) as h5:
-    write_h5_attrs(h5, {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": task.kind,
-                        "washout": p.washout})
-    h5.create_dataset("seeds", data=np.asarray(p.seeds, dtype=np.int64))
-    for i, seed in enumerate(p.seeds):
-        for split, (states, peak) in per_split.items():
-            finite = np.isfinite(states[i].reshape(len(states[i]), -1)).all(axis=1)
-            log.info("seed %d %s activations %s, %d non-finite sequences%s", seed, split, states[i].shape,
-                     int((~finite).sum()), "" if peak is None else f", peak |state| {np.max(peak[i]):.3g}")
-            group = h5.create_group(f"seed{seed}/{split}")
-            group.create_dataset("states", data=states[i])
-            group.create_dataset("finite", data=finite)
-            if peak is not None:
-                group.create_dataset("peak", data=peak[i])
+write_activations(snakemake.output.h5, {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": task.kind,
+                                        "washout": p.washout}, p.seeds, per_split, log)

@@ -3,7 +3,7 @@ training split: the RON the physical reservoirs are pretrained against."""
 from physres.data import read_task
 from physres.io import write_json
 from physres.jobs import start_job
-from physres.reservoirs import save_ron
+from physres.ron import save_ron
 from physres.ron import ron_from_config
 from physres.selection import candidate_seeds, select_ron
 

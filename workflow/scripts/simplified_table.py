@@ -2,7 +2,8 @@
 from pathlib import Path
 
 from physres.io import read_json, setup_logging
-from physres.tables import load_scores, render_simplified, simplified_table
+from physres.formats import load_scores
+from physres.tables import render_simplified, simplified_table
 
 log = setup_logging(snakemake.log[0])
 inputs, p = snakemake.input, snakemake.params

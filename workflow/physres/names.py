@@ -1,0 +1,17 @@
+"""The names of tasks, reservoir variants and pretraining modes, and their labels, defined once
+(the rules, the tables and the figures use these). No heavy imports: the Snakefile reads it."""
+
+#: the paper's tasks, in its order
+TASK_ORDER = ["smnist", "adiac", "mackey_glass", "lorenz96"]
+TASK_LABEL = {"smnist": "sMNIST", "adiac": "ADIAC", "mackey_glass": "Mackey-Glass", "lorenz96": "Lorenz96"}
+
+#: pretraining modes: full (theta_rob trained) and rob_fixed (theta_rob kept at its sampled value)
+MODES = ("full", "rob_fixed")
+
+#: the PRC benchmark's variants: the digital RON and three physical reservoirs
+PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
+VARIANTS = ["ron", *PHYSICAL_VARIANTS]
+VARIANT_LABEL = {"ron": "Digital RON (target)", "unoptimized": "Unoptimized", "partial": "Partially pretrained",
+                 "pretrained": "Pretrained (ours)"}
+#: the pretraining mode whose checkpoints a physical variant uses (unoptimized: none)
+PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
