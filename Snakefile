@@ -33,9 +33,9 @@ include: "workflow/rules/supplementary.smk"
 
 
 rule all:
+    default_target: True
     input:
         all_targets(),
-    default_target: True
 
 
 # a resources entry for a rule that does not exist would silently fall back to the default

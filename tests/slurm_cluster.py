@@ -47,18 +47,18 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import sys
 import shutil
 import signal
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
 
 __all__ = [
     "SlurmCluster",
@@ -82,8 +82,20 @@ REQUIRED_BINARIES = (
     "srun",
 )
 #: client commands that get a SLURM_CONF-restoring wrapper (see single_node_slurm)
-CLIENT_TOOLS = ("srun", "sbatch", "squeue", "sinfo", "scontrol", "scancel", "sacct",
-                "sacctmgr", "sshare", "sattach", "salloc", "sstat")
+CLIENT_TOOLS = (
+    "srun",
+    "sbatch",
+    "squeue",
+    "sinfo",
+    "scontrol",
+    "scancel",
+    "sacct",
+    "sacctmgr",
+    "sshare",
+    "sattach",
+    "salloc",
+    "sstat",
+)
 #: Debian packages providing them
 APT_PACKAGES = ("slurm-wlm", "munge")
 #: environment variable that tags every process belonging to one cluster instance
@@ -107,12 +119,12 @@ class SlurmCluster:
     real_memory_mb: int
     gpus: int
     #: environment for every client command / snakemake run (has SLURM_CONF + marker)
-    env: Dict[str, str]
+    env: dict[str, str]
     slurm_conf: Path
     runtime_dir: Path
     log_dir: Path
     #: daemon name -> PID of the processes this context manager started
-    pids: Dict[str, int] = field(default_factory=dict)
+    pids: dict[str, int] = field(default_factory=dict)
     #: seconds from entering the context manager until the node was idle
     start_seconds: float = 0.0
 
@@ -145,12 +157,12 @@ class SlurmCluster:
 # --------------------------------------------------------------------------------------
 
 
-def _missing_binaries() -> List[str]:
+def _missing_binaries() -> list[str]:
     path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
     return [b for b in REQUIRED_BINARIES if shutil.which(b, path=path) is None]
 
 
-def _apt_install(timeout_update: float, timeout_install: float) -> Tuple[bool, str]:
+def _apt_install(timeout_update: float, timeout_install: float) -> tuple[bool, str]:
     """apt-get update && apt-get install slurm-wlm munge, bounded; never starts services."""
     if shutil.which("apt-get") is None:
         return False, "apt-get not found (not a Debian/Ubuntu machine)"
@@ -174,7 +186,11 @@ def _apt_install(timeout_update: float, timeout_install: float) -> Tuple[bool, s
         for cmd, tmo in steps:
             try:
                 p = subprocess.run(
-                    cmd, env=env, capture_output=True, text=True, timeout=tmo,
+                    cmd,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=tmo,
                     stdin=subprocess.DEVNULL,
                 )
             except subprocess.TimeoutExpired:
@@ -189,8 +205,8 @@ def _apt_install(timeout_update: float, timeout_install: float) -> Tuple[bool, s
     return True, "installed " + " ".join(APT_PACKAGES)
 
 
-@functools.lru_cache(maxsize=None)
-def slurm_available(install: bool = True) -> Tuple[bool, str]:
+@functools.cache
+def slurm_available(install: bool = True) -> tuple[bool, str]:
     """Can a single-node SLURM be started here? Returns ``(ok, reason)``.
 
     Needs Linux and root (the daemons run as root, munged/slurmd need privileges).
@@ -216,7 +232,10 @@ def slurm_available(install: bool = True) -> Tuple[bool, str]:
     # (client commands such as `sinfo --version` already need a slurm.conf; slurmd -V not)
     try:
         v = subprocess.run(
-            ["slurmd", "-V"], capture_output=True, text=True, timeout=15,
+            ["slurmd", "-V"],
+            capture_output=True,
+            text=True,
+            timeout=15,
             env=dict(os.environ, PATH=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"),
         )
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -243,7 +262,7 @@ def _fake_device(path: Path) -> None:
         path.touch()
 
 
-def _free_ports(n: int) -> List[int]:
+def _free_ports(n: int) -> list[int]:
     socks, ports = [], []
     try:
         for _ in range(n):
@@ -272,7 +291,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait_dead(pid: int, proc: Optional[subprocess.Popen], timeout: float) -> bool:
+def _wait_dead(pid: int, proc: subprocess.Popen | None, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
@@ -285,7 +304,7 @@ def _wait_dead(pid: int, proc: Optional[subprocess.Popen], timeout: float) -> bo
     return not _alive(pid)
 
 
-def _terminate(pid: int, proc: Optional[subprocess.Popen], timeout: float) -> str:
+def _terminate(pid: int, proc: subprocess.Popen | None, timeout: float) -> str:
     """SIGTERM, wait up to ``timeout``, then SIGKILL (and reap). Returns what happened."""
     if (proc is not None and proc.poll() is not None) or (proc is None and not _alive(pid)):
         return "already exited"
@@ -299,7 +318,7 @@ def _terminate(pid: int, proc: Optional[subprocess.Popen], timeout: float) -> st
     return "killed by SIGKILL"
 
 
-def _pids_with_marker(marker: str) -> List[int]:
+def _pids_with_marker(marker: str) -> list[int]:
     """PIDs whose environment has MARKER_VAR=marker (this cluster's jobs and steps)."""
     needle = f"{MARKER_VAR}={marker}".encode()
     me = os.getpid()
@@ -319,7 +338,7 @@ def _pids_with_marker(marker: str) -> List[int]:
     return found
 
 
-def _slurm_zombies() -> List[int]:
+def _slurm_zombies() -> list[int]:
     """PIDs of zombie slurm*/munge* processes (already dead, only waiting to be reaped)."""
     found = []
     for d in Path("/proc").iterdir():
@@ -388,7 +407,7 @@ PartitionName={partition} Nodes={node} Default=YES MaxTime=INFINITE State=UP
 
 @contextlib.contextmanager
 def single_node_slurm(
-    workdir: Optional[os.PathLike] = None,
+    workdir: os.PathLike | None = None,
     *,
     partition: str = "debug",
     cpus: int = 16,
@@ -414,8 +433,14 @@ def single_node_slurm(
     marker = uuid.uuid4().hex
     rt = Path(tempfile.mkdtemp(prefix="slurm-", dir="/tmp"))
     rt.chmod(0o755)  # munged: every directory above its socket must be world-executable
-    for sub, mode in (("state", 0o700), ("spool", 0o755), ("run", 0o755), ("log", 0o755),
-                      ("munge", 0o755), ("munge-key", 0o700)):
+    for sub, mode in (
+        ("state", 0o700),
+        ("spool", 0o755),
+        ("run", 0o755),
+        ("log", 0o755),
+        ("munge", 0o755),
+        ("munge-key", 0o700),
+    ):
         (rt / sub).mkdir(mode=mode)
         (rt / sub).chmod(mode)
     log_dir = rt / "log"
@@ -448,9 +473,7 @@ def single_node_slurm(
         fake.mkdir()
         for i in range(gpus):
             _fake_device(fake / f"nvidia{i}")
-        (rt / "gres.conf").write_text(
-            f"NodeName={node} Name=gpu File={fake}/nvidia[0-{gpus - 1}]\n"
-        )
+        (rt / "gres.conf").write_text(f"NodeName={node} Name=gpu File={fake}/nvidia[0-{gpus - 1}]\n")
     else:
         (rt / "gres.conf").write_text("# no GRES\n")
 
@@ -475,7 +498,7 @@ def single_node_slurm(
     env[MARKER_VAR] = marker
     env["PATH"] = f"{wrap_dir}:" + env.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"
 
-    procs: Dict[str, subprocess.Popen] = {}
+    procs: dict[str, subprocess.Popen] = {}
     cluster = SlurmCluster(
         partition=partition,
         node=node,
@@ -488,12 +511,17 @@ def single_node_slurm(
         log_dir=log_dir,
     )
 
-    def start(name: str, cmd: List[str]) -> None:
+    def start(name: str, cmd: list[str]) -> None:
         out = open(log_dir / f"{name}.stdout.log", "wb")
         try:
             p = subprocess.Popen(
-                cmd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True, cwd=rt,
+                cmd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=rt,
             )
         finally:
             out.close()
@@ -503,9 +531,7 @@ def single_node_slurm(
     def check_running() -> None:
         for name, p in procs.items():
             if p.poll() is not None:
-                raise RuntimeError(
-                    f"{name} exited early (rc={p.returncode})\n{cluster.log_tail()}"
-                )
+                raise RuntimeError(f"{name} exited early (rc={p.returncode})\n{cluster.log_tail()}")
 
     def wait_for(what: str, cond, deadline: float) -> None:
         while True:
@@ -513,12 +539,10 @@ def single_node_slurm(
             if cond():
                 return
             if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"timed out after {start_timeout:.0f} s waiting for {what}\n{cluster.log_tail()}"
-                )
+                raise RuntimeError(f"timed out after {start_timeout:.0f} s waiting for {what}\n{cluster.log_tail()}")
             time.sleep(0.25)
 
-    def client(*cmd: str, timeout: float = 10) -> Optional[subprocess.CompletedProcess]:
+    def client(*cmd: str, timeout: float = 10) -> subprocess.CompletedProcess | None:
         try:
             return subprocess.run(list(cmd), env=env, capture_output=True, text=True, timeout=timeout)
         except (subprocess.TimeoutExpired, OSError):
@@ -533,12 +557,16 @@ def single_node_slurm(
         # --- munge: own key, own socket, foreground so that Popen's PID is the daemon
         subprocess.run(
             ["mungekey", "--create", "--keyfile", str(rt / "munge-key" / "munge.key")],
-            check=True, capture_output=True, timeout=30,
+            check=True,
+            capture_output=True,
+            timeout=30,
         )
         start(
             "munged",
             [
-                "munged", "--foreground", "--force",
+                "munged",
+                "--foreground",
+                "--force",
                 f"--socket={munge_socket}",
                 f"--key-file={rt / 'munge-key' / 'munge.key'}",
                 f"--pid-file={rt / 'run' / 'munged.pid'}",
@@ -551,6 +579,7 @@ def single_node_slurm(
         start("slurmctld", ["slurmctld", "-D", "-c", "-f", str(conf)])
         wait_for("slurmctld", lambda: (r := client("scontrol", "ping")) is not None and "UP" in r.stdout, deadline)
         start("slurmd", ["slurmd", "-D", "-N", node, "-f", str(conf)])
+
         def node_idle() -> bool:
             st = node_state()
             # "inval"/"drain" never heal by themselves: fail now with the logs
@@ -566,23 +595,32 @@ def single_node_slurm(
         _shutdown(cluster, procs, marker, stop_timeout, workdir)
 
 
-def _shutdown(cluster: SlurmCluster, procs: Dict[str, subprocess.Popen], marker: str,
-              stop_timeout: float, workdir: Optional[os.PathLike]) -> None:
+def _shutdown(
+    cluster: SlurmCluster,
+    procs: dict[str, subprocess.Popen],
+    marker: str,
+    stop_timeout: float,
+    workdir: os.PathLike | None,
+) -> None:
     env = cluster.env
     report = []
     # 1. cancel every job (only if slurmctld is still up), wait briefly for them to end
     ctld = procs.get("slurmctld")
     if ctld is not None and ctld.poll() is None:
         with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-            r = subprocess.run(["squeue", "-h", "-o", "%i"], env=env, capture_output=True,
-                               text=True, timeout=10)
+            r = subprocess.run(["squeue", "-h", "-o", "%i"], env=env, capture_output=True, text=True, timeout=10)
             ids = r.stdout.split()
             if ids:
                 subprocess.run(["scancel", *ids], env=env, capture_output=True, timeout=10)
                 deadline = time.monotonic() + stop_timeout
                 while time.monotonic() < deadline:
-                    r = subprocess.run(["squeue", "-h", "-t", "PD,R,CG,S", "-o", "%i"], env=env,
-                                       capture_output=True, text=True, timeout=10)
+                    r = subprocess.run(
+                        ["squeue", "-h", "-t", "PD,R,CG,S", "-o", "%i"],
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        timeout=10,
+                    )
                     if not r.stdout.strip():
                         break
                     time.sleep(0.5)
@@ -626,8 +664,9 @@ if __name__ == "__main__":  # manual smoke test: python tests/slurm_cluster.py
         with single_node_slurm() as c:
             print(f"cluster up in {c.start_seconds:.1f} s, pids {c.pids}")
             print(c.run("sinfo").stdout)
-            jid = c.run("sbatch", "--parsable", "--gpus=1", "-o", "/dev/null",
-                        "--wrap", "hostname; sleep 1").stdout.strip()
+            jid = c.run(
+                "sbatch", "--parsable", "--gpus=1", "-o", "/dev/null", "--wrap", "hostname; sleep 1"
+            ).stdout.strip()
             t = time.monotonic()
             while time.monotonic() - t < 30:
                 st = c.run("squeue", "-h", "-t", "all", "-j", jid, "-o", "%T").stdout.strip()

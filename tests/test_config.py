@@ -1,4 +1,5 @@
 """Configuration: the shipped configs validate; bad configs stop with a message naming the key."""
+
 import copy
 import subprocess
 import sys
@@ -20,8 +21,10 @@ def load(*overlays):
     return config
 
 
-@pytest.mark.parametrize("overlays", [(), ("workflow/configs/quick.yaml",), ("workflow/configs/reduced.yaml",),
-                                      ("workflow/configs/smoke.yaml",)])
+@pytest.mark.parametrize(
+    "overlays",
+    [(), ("workflow/configs/quick.yaml",), ("workflow/configs/reduced.yaml",), ("workflow/configs/smoke.yaml",)],
+)
 def test_shipped_configs_are_valid(overlays):
     check_config(load(*overlays))
 
@@ -78,7 +81,8 @@ def test_unknown_robot_dynamics_names_the_allowed_ones():
 
 def test_negative_size():
     assert "data.smnist.n_train: -3 is less than the minimum of 1" in broken(
-        lambda c: c["data"]["smnist"].update(n_train=-3))
+        lambda c: c["data"]["smnist"].update(n_train=-3)
+    )
 
 
 def test_missing_key():
@@ -93,8 +97,13 @@ def test_unknown_key_lists_allowed_keys():
 def test_snakemake_stops_before_any_job(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("dimensions: [6, 10]\n")
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
     assert "dimensions[1]: 10 is not a multiple of 3" in result.stdout + result.stderr
     assert "rule " not in result.stdout  # no job was even planned
@@ -104,8 +113,13 @@ def test_resources_for_an_unknown_rule_names_the_rules(tmp_path):
     """A resources entry under a name that is no rule would silently fall back to the default."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("resources:\n  rollout: {mem_mb: 9000}\n")
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "config resources: rollout is not a rule; allowed: default, " in out and "rollout_physical" in out
@@ -131,8 +145,12 @@ def test_command_line_lists_of_numbers_are_numbers():
 def planned_outputs(*args):
     out = subprocess.run([sys.executable, "-m", "snakemake", "-n", *args], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    return {path.strip() for line in out.stdout.splitlines() if line.strip().startswith("output:")
-            for path in line.split(":", 1)[1].split(",")}
+    return {
+        path.strip()
+        for line in out.stdout.splitlines()
+        if line.strip().startswith("output:")
+        for path in line.split(":", 1)[1].split(",")
+    }
 
 
 def test_each_scale_writes_its_own_tree():

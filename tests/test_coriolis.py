@@ -1,4 +1,5 @@
 """Coriolis ablation: the switch, the strain NRMSE, the paper's averages, one small ablation."""
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -43,9 +44,13 @@ def test_the_papers_averages_follow_from_its_table():
     42.1 % and 34.7 % without the runs that needed the finer step."""
     for ny, change, growth in ((6, 1.63, 42.1), (9, 0.80, 34.7)):
         rows = [p for p in CONFIG["supplementary"]["coriolis"]["paper"] if p["ny"] == ny]
-        ours = coriolis_effects([r["nrmse"][0] for r in rows], [r["nrmse"][1] for r in rows],
-                                [r["seconds"][0] for r in rows], [r["seconds"][1] for r in rows],
-                                [r["finer_step"] for r in rows])
+        ours = coriolis_effects(
+            [r["nrmse"][0] for r in rows],
+            [r["nrmse"][1] for r in rows],
+            [r["seconds"][0] for r in rows],
+            [r["seconds"][1] for r in rows],
+            [r["finer_step"] for r in rows],
+        )
         assert ours == pytest.approx((change, growth), abs=0.05)  # the paper rounds its seconds
 
 

@@ -1,4 +1,5 @@
 """Task data: generators, the restricted MNIST unpickler, checksums, storage."""
+
 import gzip
 import hashlib
 import pickle
@@ -114,7 +115,9 @@ def test_average_pool_matches_a_loop():
 
     x = np.arange(2 * 4 * 6, dtype=float).reshape(2, 4, 6)
     pooled = average_pool(x, 2, (1, 2))
-    expected = np.array([[[x[b, 2 * i:2 * i + 2, 2 * j:2 * j + 2].mean() for j in range(3)] for i in range(2)] for b in range(2)])
+    expected = np.array(
+        [[[x[b, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2].mean() for j in range(3)] for i in range(2)] for b in range(2)]
+    )
     np.testing.assert_array_equal(pooled, expected)
     np.testing.assert_array_equal(average_pool(x, 1, (1,)), x)
     with pytest.raises(ValueError, match="does not divide"):

@@ -1,5 +1,6 @@
 """The software the rules declare: the conda environment matches pyproject.toml, the lock file
 pins every dependency, and `snakemake --lint` is clean."""
+
 import re
 import subprocess
 import sys

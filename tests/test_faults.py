@@ -1,5 +1,6 @@
 """Faults injected on tiny data: each ends in a clear error that names the file and the rule
 that remakes it, or in a correct result; none passes silently, and nothing read is lost."""
+
 import copy
 import gzip
 import pickle
@@ -12,20 +13,19 @@ import jax
 import numpy as np
 import pytest
 import yaml
+from test_pretrain import ARCH, SCHEDULE, problem, run  # noqa: F401 - problem is a fixture
 
 from physres import data
+from physres.checkpoint import load_checkpoint, save_checkpoint
 from physres.config import ConfigError, check_config
 from physres.io import InputError
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
-from physres.checkpoint import load_checkpoint, save_checkpoint
 from physres.pretrain import failed_starts
 from physres.pretraining_data import read_dataset, write_dataset
 from physres.readout import score_activations
 from physres.reservoirs import load_ensemble
-from physres.ron import load_ron, save_ron
-from physres.ron import init_ron
+from physres.ron import init_ron, load_ron, save_ron
 from physres.tables import pretraining_scores
-from test_pretrain import ARCH, SCHEDULE, problem, run  # noqa: F401 - problem is a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -49,8 +49,16 @@ def test_resume_file_of_another_configuration_is_set_aside(problem, tmp_path):  
     assert resume.exists()
     _, dataset = problem
     other_seeds = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (2, 3)])
-    rerun = pretrain_multistart(other_seeds, dataset, SCHEDULE, "full", jax.random.PRNGKey(7), resume_path=resume,
-                                checkpoint_every=2, fingerprint="seeds 2, 3")
+    rerun = pretrain_multistart(
+        other_seeds,
+        dataset,
+        SCHEDULE,
+        "full",
+        jax.random.PRNGKey(7),
+        resume_path=resume,
+        checkpoint_every=2,
+        fingerprint="seeds 2, 3",
+    )
     fresh = pretrain_multistart(other_seeds, dataset, SCHEDULE, "full", jax.random.PRNGKey(7))
     assert (tmp_path / "resume.eqx.stale").exists()
     for a, b in zip(leaves(rerun), leaves(fresh)):
@@ -82,8 +90,11 @@ def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):
     paths = []
     for i, seed in enumerate((0, 1)):
         path = tmp_path / f"seed{seed}.eqx"
-        save_checkpoint(path, unstack_model(state.best_model, i),
-                        {"architecture": ARCH, "seed": seed, "failed": bool(failed_starts(state)[i])})
+        save_checkpoint(
+            path,
+            unstack_model(state.best_model, i),
+            {"architecture": ARCH, "seed": seed, "failed": bool(failed_starts(state)[i])},
+        )
         paths.append(str(path))
     ensemble = load_ensemble("pretrained", paths, [0, 1], reference_dt=0.05, sim_dt=0.01, divergence_bound=1e3)
     u = np.random.default_rng(0).uniform(0, 1, size=(3, 4, 1))
@@ -92,8 +103,16 @@ def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):
     task = data.TaskData("smnist", data.Split(u, np.array([0, 1, 0])), data.Split(u, np.array([1, 0, 1])))
     score = score_activations(task, states[0], states[0], [peak[0]])
     assert score.diverged and score.value is None
-    frame = pretraining_scores([{"task": "smnist", "ny": 6, "mode": "full", "seeds": [
-        {"seed": 0, "test_rmse": None, "trajectory_nrmse": None, "diverged": True, "failed": True}]}])
+    frame = pretraining_scores(
+        [
+            {
+                "task": "smnist",
+                "ny": 6,
+                "mode": "full",
+                "seeds": [{"seed": 0, "test_rmse": None, "trajectory_nrmse": None, "diverged": True, "failed": True}],
+            }
+        ]
+    )
     assert frame["diverged"].all() and frame["value"].isna().all()
 
 
@@ -114,7 +133,9 @@ def test_task_file_with_nonfinite_inputs_names_the_file_and_rule(tmp_path):
     path = task_file(tmp_path, np.zeros((2, 5, 1)))
     with h5py.File(path, "r+") as h5:
         h5["train/u"][0, 2, 0] = np.nan
-    with pytest.raises(InputError, match=r"mackey_glass\.h5: /train/u holds 1 non-finite values.*task_data_mackey_glass"):
+    with pytest.raises(
+        InputError, match=r"mackey_glass\.h5: /train/u holds 1 non-finite values.*task_data_mackey_glass"
+    ):
         data.read_task(path)
     assert path.exists()  # the error destroys nothing
 
@@ -170,8 +191,16 @@ def test_pretraining_dataset_with_nonfinite_labels_is_refused(tmp_path):
 def test_ron_file_with_nonfinite_weights_is_refused(tmp_path):
     import h5py
 
-    ron = init_ron(0, ny=3, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
-                   gamma_range=(1.0, 2.0), epsilon_range=(1.0, 2.0))
+    ron = init_ron(
+        0,
+        ny=3,
+        nu=1,
+        dt=0.05,
+        spectral_radius_target=0.9,
+        input_scaling=1.0,
+        gamma_range=(1.0, 2.0),
+        epsilon_range=(1.0, 2.0),
+    )
     path = tmp_path / "seed0.h5"
     save_ron(path, ron, {"task": "mackey_glass"})
     assert load_ron(path).ny == 3
@@ -196,13 +225,31 @@ def test_damaged_checkpoint_names_the_pretrain_rule(problem, tmp_path):  # noqa:
 # --------------------------------------------------------------------------- configuration
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda c: c["pretrain"].update(learning_rate=float("nan")), "pretrain.learning_rate: nan is not a finite number"),
-    (lambda c: c["evaluation"].update(divergence_bound=float("inf")), "evaluation.divergence_bound: inf is not a finite"),
-    (lambda c: c["robot"]["init_ranges"].update(length=[0.8, 0.01]), r"robot.init_ranges.length: range \[0.8, 0.01\] is reversed"),
-    (lambda c: c["pretrain"].update(warmup_epochs=c["pretrain"]["epochs"]), "pretrain.warmup_epochs: .* must be below pretrain.epochs"),
-    (lambda c: c["pretrain"].update(batch_size=10**6), r"pretrain.batch_size: 1000000 exceeds the 70000 training points"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda c: c["pretrain"].update(learning_rate=float("nan")),
+            "pretrain.learning_rate: nan is not a finite number",
+        ),
+        (
+            lambda c: c["evaluation"].update(divergence_bound=float("inf")),
+            "evaluation.divergence_bound: inf is not a finite",
+        ),
+        (
+            lambda c: c["robot"]["init_ranges"].update(length=[0.8, 0.01]),
+            r"robot.init_ranges.length: range \[0.8, 0.01\] is reversed",
+        ),
+        (
+            lambda c: c["pretrain"].update(warmup_epochs=c["pretrain"]["epochs"]),
+            "pretrain.warmup_epochs: .* must be below pretrain.epochs",
+        ),
+        (
+            lambda c: c["pretrain"].update(batch_size=10**6),
+            r"pretrain.batch_size: 1000000 exceeds the 70000 training points",
+        ),
+    ],
+)
 def test_config_refuses_values_that_cannot_run(edit, message):
     config = copy.deepcopy(CONFIG)
     edit(config)
@@ -213,8 +260,12 @@ def test_config_refuses_values_that_cannot_run(edit, message):
 def test_a_target_after_configfile_is_refused_with_the_fix(tmp_path):
     result_json = tmp_path / "evaluation.json"
     result_json.write_text('{"task": "smnist", "ny": 6}')  # parses as a config: merged silently before
-    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", "workflow/configs/quick.yaml",
-                          str(result_json)], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", "workflow/configs/quick.yaml", str(result_json)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode != 0
     assert "targets must come first" in out.stdout + out.stderr
 
@@ -234,8 +285,8 @@ def test_unwritable_results_folder_names_the_folder(tmp_path, monkeypatch):
 
 
 def test_damaged_activations_and_scores_name_the_rule_that_remakes_them(tmp_path):
-    from physres.io import read_h5
     from physres.formats import load_scores
+    from physres.io import read_h5
 
     activations = tmp_path / "ron.h5"
     activations.write_bytes(b"not an HDF5 file")

@@ -1,5 +1,6 @@
 """Digital inference cost (paper, supplementary G): the formulas reproduce the paper's numbers at
 its sizes, and XLA's count of the actual controllers checks the formulas."""
+
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,9 @@ def test_paper_sizes():
     assert flops.task_size(CONFIG, "lorenz96") == flops.TaskSize("forecasting", 2225, 5, lag=25)
 
 
-@pytest.mark.parametrize("row", CONFIG["supplementary"]["flops"]["paper"], ids=lambda r: f"{r['task']}-{r['ny']}-{r['controller']}")
+@pytest.mark.parametrize(
+    "row", CONFIG["supplementary"]["flops"]["paper"], ids=lambda r: f"{r['task']}-{r['ny']}-{r['controller']}"
+)
 def test_formulas_give_the_papers_totals(row):
     """e.g. sMNIST ny = 6 with the 2 x 64 controllers: 784 (385 6 + 128 + 16640) + 2 6 10 + 30 = 1.50e7."""
     total = flops.pipeline_flops(row["ny"], flops.task_size(CONFIG, row["task"]))[f"prc_{row['controller']}"]["total"]

@@ -1,6 +1,7 @@
 """The package's layers: physres imports form no cycle and stay shallow, imports sit at the top of
 each module, and the rule scripts leave file formats to physres (docs/architecture.md).
 `python tests/test_layers.py` prints the import graph and its layers."""
+
 import ast
 from functools import cache
 from pathlib import Path
@@ -28,12 +29,16 @@ def physres_imports(path: Path, top_level_only: bool) -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    return {path.stem: physres_imports(path, top_level_only=False)
-            for path in sorted(PACKAGE.glob("*.py")) if path.stem != "__init__"}
+    return {
+        path.stem: physres_imports(path, top_level_only=False)
+        for path in sorted(PACKAGE.glob("*.py"))
+        if path.stem != "__init__"
+    }
 
 
 def depth(graph: dict[str, set[str]]) -> dict[str, int]:
     """1 for a module that imports no physres module, else 1 + the deepest it imports."""
+
     @cache
     def of(module: str) -> int:
         return 1 + max((of(dep) for dep in graph[module]), default=0)

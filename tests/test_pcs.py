@@ -2,13 +2,14 @@
 the accelerations (with and without Coriolis) and their gradients, on random states with bends
 up to |kappa L| = pi per segment, for 1, 2 and 5 segments, gravity on and off. Up to 2 segments
 without Coriolis the kernel runs unrolled; 5 segments and Coriolis take the array form."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from physres import pcs
 from physres.robot import pcs_robot, sample_robots
 
@@ -70,7 +71,7 @@ def test_inertia_stiffness_damping_gravity_match_soromox(rng, n_pcs):
     for r in range(N_ROBOTS):
         robot = pcs_robot(theta[r], jnp.asarray(UPRIGHT_GRAVITY), 5)
         for b in range(N_STATES):
-            q_b, qd_b = Q[b, r * n:(r + 1) * n], Qdot[b, r * n:(r + 1) * n]
+            q_b, qd_b = Q[b, r * n : (r + 1) * n], Qdot[b, r * n : (r + 1) * n]
             B_sx, _, G_sx = robot.dynamics_terms(q_b, qd_b)
             assert relative_error(B[r, ..., b], B_sx) < 1e-12
             np.testing.assert_array_equal(B[r, ..., b], B[r, ..., b].T)  # symmetric by construction
@@ -121,12 +122,15 @@ def test_quadrature_is_soromox_gauss_legendre():
             assert abs(np.sum(w * x**degree) - 1.0 / (degree + 1)) < 1e-6
 
 
-@pytest.mark.parametrize("function, closed_form", [
-    (pcs.sinc, lambda x: np.sin(x) / x),
-    (pcs.cosc, lambda x: (1 - np.cos(x)) / x),
-    (pcs.sinc_prime, lambda x: (x * np.cos(x) - np.sin(x)) / x**2),
-    (pcs.cosc_prime, lambda x: (x * np.sin(x) - (1 - np.cos(x))) / x**2),
-])
+@pytest.mark.parametrize(
+    "function, closed_form",
+    [
+        (pcs.sinc, lambda x: np.sin(x) / x),
+        (pcs.cosc, lambda x: (1 - np.cos(x)) / x),
+        (pcs.sinc_prime, lambda x: (x * np.cos(x) - np.sin(x)) / x**2),
+        (pcs.cosc_prime, lambda x: (x * np.sin(x) - (1 - np.cos(x))) / x**2),
+    ],
+)
 def test_series_join_the_closed_forms(function, closed_form):
     """Each side of SERIES_BELOW, the Taylor series and the closed form agree, and the gradient
     at 0 is finite."""

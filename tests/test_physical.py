@@ -1,4 +1,5 @@
 """Physical reservoir: soromox dynamics, the affine map, controllers, the mapped acceleration."""
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -16,14 +17,18 @@ RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 @jax.jit
 def soromox_qdd(theta, gravity, q, qd, tau):
     """soromox's own forward dynamics (with Coriolis): the reference we compare against."""
-    return pcs_robot(theta, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[q.shape[0]:]
+    return pcs_robot(theta, gravity).forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[q.shape[0] :]
 
 
 ours_qdd = jax.jit(robot_acceleration, static_argnums=5)
 
 
 def random_state(rng, n):
-    return (jnp.asarray(rng.normal(size=n) * 0.3), jnp.asarray(rng.normal(size=n)), jnp.asarray(rng.normal(size=n) * 1e-4))
+    return (
+        jnp.asarray(rng.normal(size=n) * 0.3),
+        jnp.asarray(rng.normal(size=n)),
+        jnp.asarray(rng.normal(size=n) * 1e-4),
+    )
 
 
 @pytest.mark.parametrize("n_pcs", [1, 2])
@@ -84,8 +89,12 @@ def test_rollout_is_the_same_with_either_dynamics(rng, keep):
     """The physical rollout through the fused kernel equals the one through soromox (to the
     kernel's ~1e-12 agreement, amplified a little by the Euler steps)."""
     u = jnp.asarray(rng.uniform(size=(3, 4, 1)))
-    rollouts = [physical_rollout(init_physical_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES, dynamics=d),
-                                 u, 2e-3, 5e-4, keep=keep)[0] for d in ("physres", "soromox")]
+    rollouts = [
+        physical_rollout(
+            init_physical_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES, dynamics=d), u, 2e-3, 5e-4, keep=keep
+        )[0]
+        for d in ("physres", "soromox")
+    ]
     np.testing.assert_allclose(rollouts[0], rollouts[1], rtol=1e-9, atol=1e-12 * float(jnp.max(jnp.abs(rollouts[1]))))
 
 
@@ -110,7 +119,9 @@ def test_map_inverse_and_jacobians(rng):
     amap = init_map(jax.random.PRNGKey(0), 6, sigma=0.003, s_min=1e-4)
     # move every trainable part of the map away from its initial value
     noise = lambda x: x + 0.1 * jnp.asarray(rng.normal(size=x.shape))  # noqa: E731
-    amap = eqx.tree_at(lambda m: (m.P_U, m.P_V, m.s_raw, m.c), amap, tuple(noise(x) for x in (amap.P_U, amap.P_V, amap.s_raw, amap.c)))
+    amap = eqx.tree_at(
+        lambda m: (m.P_U, m.P_V, m.s_raw, m.c), amap, tuple(noise(x) for x in (amap.P_U, amap.P_V, amap.s_raw, amap.c))
+    )
     y = jnp.asarray(rng.normal(size=6))
     np.testing.assert_allclose(amap.psi(amap.phi(y)), y, rtol=1e-10)
     A = amap.matrix()
@@ -201,8 +212,9 @@ def test_euler_rollout_converges_at_first_order(rng):
     u = jnp.asarray(rng.uniform(size=(2, 10, 1)))
     reference_dt, h = 2e-3, 5e-5
     reference, _ = physical_rollout(model, u, reference_dt, h / 16)
-    errors = [float(jnp.max(jnp.abs(physical_rollout(model, u, reference_dt, k * h)[0] - reference)))
-              for k in (4, 2, 1)]
+    errors = [
+        float(jnp.max(jnp.abs(physical_rollout(model, u, reference_dt, k * h)[0] - reference))) for k in (4, 2, 1)
+    ]
     ratios = np.array(errors[:-1]) / np.array(errors[1:])
     assert np.all((ratios > 1.7) & (ratios < 2.4)), (errors, ratios)
 
@@ -211,14 +223,17 @@ def test_unoptimized_reservoir_encoding_and_robots():
     from physres.physical import init_unoptimized_reservoir
 
     model = init_physical_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES)
-    unopt = init_unoptimized_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES, input_scaling=0.5, bias_scaling=0.2,
-                                       torque_scale=0.01)
+    unopt = init_unoptimized_reservoir(
+        jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES, input_scaling=0.5, bias_scaling=0.2, torque_scale=0.01
+    )
     # with the same key, the unoptimized robots are those a start draws (the workflow keys them per task)
     np.testing.assert_array_equal(unopt.robots.theta(), model.robots.theta())
     enc = unopt.encoding
     assert np.all(np.abs(enc.V) <= 0.5) and np.all(np.abs(enc.d) <= 0.2)
     u = jnp.asarray([0.3, -1.2])
-    np.testing.assert_allclose(unopt.feedforward_torque(u), 0.01 * np.tanh(np.asarray(enc.V) @ np.asarray(u) + np.asarray(enc.d)))
+    np.testing.assert_allclose(
+        unopt.feedforward_torque(u), 0.01 * np.tanh(np.asarray(enc.V) @ np.asarray(u) + np.asarray(enc.d))
+    )
     Q = jnp.arange(6.0)
     np.testing.assert_array_equal(unopt.feedback_torque(Q, Q), np.zeros(6))
     np.testing.assert_array_equal(unopt.readout_coordinates(Q), Q)
@@ -249,20 +264,24 @@ def test_rollout_past_the_divergence_bound_is_nan(rng):
 def test_ensemble_of_seeds_equals_each_reservoir_alone(rng):
     """The seeds of a variant run stacked in one vmapped program: each member's activations and
     peaks must be those of its own rollout, for pretrained-style and unoptimized reservoirs."""
-    from physres.physical import init_unoptimized_reservoir
     from physres.batching import activations
+    from physres.physical import init_unoptimized_reservoir
     from physres.reservoirs import PhysicalEnsemble
 
     u = rng.uniform(size=(3, 4, 1))
-    for init in (lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified"),
-                 lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, torque_scale=0.01)):
+    for init in (
+        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified"),
+        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, torque_scale=0.01),
+    ):
         members = [init(jax.random.PRNGKey(s)) for s in (3, 4)]
         ensemble = PhysicalEnsemble([3, 4], members, 2e-3, 1e-3, divergence_bound=1e6)
         states, peak = activations(ensemble, u, "forecasting", washout=1, chunk_size=2, desc="test")
         assert states.shape == (2, 3, 3, 6) and peak.shape == (2, 3)
         for i, member in enumerate(members):
             Qs, member_peak = physical_rollout(member, u, 2e-3, 1e-3, divergence_bound=1e6)
-            np.testing.assert_allclose(states[i], np.asarray(member.readout_coordinates(Qs))[:, 1:], rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(
+                states[i], np.asarray(member.readout_coordinates(Qs))[:, 1:], rtol=1e-12, atol=1e-15
+            )
             np.testing.assert_allclose(peak[i], member_peak, rtol=1e-12)
         final, _ = activations(ensemble, u, "classification", washout=0, chunk_size=2, desc="test")
         np.testing.assert_allclose(final, states[:, :, -1], rtol=1e-12, atol=1e-15)
@@ -283,13 +302,31 @@ def test_unoptimized_reservoirs_are_drawn_per_task_ny_and_seed():
     (the same ny), reproducible for the same (task, ny, seed)."""
     from physres.reservoirs import load_ensemble
 
-    architecture = dict(ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=RANGES, gravity=(0.0, 0.0), coriolis=False,
-                        minimum_fraction=0.01, gauss_points=3, dynamics="physres")
+    architecture = dict(
+        ny=6,
+        nu=1,
+        n_robots=1,
+        n_pcs=2,
+        init_ranges=RANGES,
+        gravity=(0.0, 0.0),
+        coriolis=False,
+        minimum_fraction=0.01,
+        gauss_points=3,
+        dynamics="physres",
+    )
     unoptimized = dict(input_scaling=1.0, bias_scaling=1.0, torque_scale=0.01)
 
     def robots(task):
-        ensemble = load_ensemble("unoptimized", [], [0, 1], architecture=architecture, unoptimized=unoptimized,
-                                 reference_dt=2e-3, sim_dt=1e-3, task=task)
+        ensemble = load_ensemble(
+            "unoptimized",
+            [],
+            [0, 1],
+            architecture=architecture,
+            unoptimized=unoptimized,
+            reference_dt=2e-3,
+            sim_dt=1e-3,
+            task=task,
+        )
         return np.asarray(jax.vmap(lambda r: r.theta())(ensemble.stacked.robots))  # (seeds, N, n_pcs, 8)
 
     smnist, adiac = robots("smnist"), robots("adiac")

@@ -2,6 +2,7 @@
 bitwise, a killed-and-resumed run ends where an uninterrupted one does, checkpoints roundtrip.
 
 All runs share one schedule and one problem size, so they share one compiled program."""
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -9,23 +10,39 @@ import numpy as np
 import pytest
 import yaml
 
-from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.checkpoint import load_checkpoint, save_checkpoint
+from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, pretrain_multistart
 from physres.pretraining_data import sample_dataset
 from physres.ron import init_ron
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
-SCHEDULE = Schedule(epochs=6, warmup_epochs=1, learning_rate=3e-2, final_learning_rate=1e-4, batch_size=40, clip_norm=1.0)
+SCHEDULE = Schedule(
+    epochs=6, warmup_epochs=1, learning_rate=3e-2, final_learning_rate=1e-4, batch_size=40, clip_norm=1.0
+)
 ARCH = dict(ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=RANGES, controller="simplified")
 
 
 @pytest.fixture(scope="module")
 def problem():
-    ron = init_ron(0, ny=6, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
-                   gamma_range=(0.1, 10.1), epsilon_range=(1.5, 2.5))
-    box = {"y_low": -np.ones(6) * 0.3, "y_high": np.ones(6) * 0.3, "ydot_low": -np.ones(6), "ydot_high": np.ones(6),
-           "u_low": np.array([-0.5]), "u_high": np.array([0.3])}
+    ron = init_ron(
+        0,
+        ny=6,
+        nu=1,
+        dt=0.05,
+        spectral_radius_target=0.9,
+        input_scaling=1.0,
+        gamma_range=(0.1, 10.1),
+        epsilon_range=(1.5, 2.5),
+    )
+    box = {
+        "y_low": -np.ones(6) * 0.3,
+        "y_high": np.ones(6) * 0.3,
+        "ydot_low": -np.ones(6),
+        "ydot_high": np.ones(6),
+        "u_low": np.array([-0.5]),
+        "u_high": np.array([0.3]),
+    }
     data = sample_dataset(ron, box, m=400, fractions=[0.7, 0.1, 0.2], seed=0)
     models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (0, 1)])
     return models, data
@@ -88,8 +105,10 @@ def test_rob_fixed_steps_equal_a_run_without_robots_in_the_parameter_tree(proble
         results.append(epoch(model, opt_state, jax.random.PRNGKey(3), train, jnp.asarray(freeze))[0])
     fixed, reference = results
     np.testing.assert_array_equal(fixed.robots.raw, model.robots.raw)
-    for leaf_fixed, leaf_reference in zip(jax.tree_util.tree_leaves(eqx.filter(fixed, eqx.is_array)),
-                                          jax.tree_util.tree_leaves(eqx.filter(reference, eqx.is_array))):
+    for leaf_fixed, leaf_reference in zip(
+        jax.tree_util.tree_leaves(eqx.filter(fixed, eqx.is_array)),
+        jax.tree_util.tree_leaves(eqx.filter(reference, eqx.is_array)),
+    ):
         np.testing.assert_allclose(leaf_fixed, leaf_reference, rtol=1e-9, atol=1e-12)
     assert not np.array_equal(fixed.map.c, model.map.c)
 
@@ -100,8 +119,10 @@ def test_killed_and_resumed_run_ends_where_uninterrupted_one_does(problem, full_
     assert int(first.epoch) == 3 and resume.exists()
     resumed = run(problem, "full", resume_path=resume, checkpoint_every=2)
     assert int(resumed.epoch) == SCHEDULE.epochs
-    for a, b in zip(jax.tree_util.tree_leaves(eqx.filter(resumed, eqx.is_array)),
-                    jax.tree_util.tree_leaves(eqx.filter(full_run, eqx.is_array))):
+    for a, b in zip(
+        jax.tree_util.tree_leaves(eqx.filter(resumed, eqx.is_array)),
+        jax.tree_util.tree_leaves(eqx.filter(full_run, eqx.is_array)),
+    ):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
@@ -111,7 +132,9 @@ def test_checkpoint_roundtrip(full_run, tmp_path):
     loaded, sidecar = load_checkpoint(tmp_path / "seed1.eqx")
     assert sidecar["seed"] == 1 and loaded.robots.gauss_points == model.robots.gauss_points
     y = jnp.full(6, 0.1)
-    np.testing.assert_array_equal(loaded.mapped_acceleration(y, y, jnp.ones(1)), model.mapped_acceleration(y, y, jnp.ones(1)))
+    np.testing.assert_array_equal(
+        loaded.mapped_acceleration(y, y, jnp.ones(1)), model.mapped_acceleration(y, y, jnp.ones(1))
+    )
 
 
 def test_unknown_mode_is_refused(problem):
@@ -130,7 +153,9 @@ def test_training_state_keeps_its_types_across_epochs(problem, full_run):
     start = init_state(models, make_optimizer(SCHEDULE, 7), spec, SCHEDULE.epochs)
 
     def types(state):
-        return [(x.shape, x.dtype, x.aval.weak_type) for x in jax.tree_util.tree_leaves(eqx.filter(state, eqx.is_array))]
+        return [
+            (x.shape, x.dtype, x.aval.weak_type) for x in jax.tree_util.tree_leaves(eqx.filter(state, eqx.is_array))
+        ]
 
     assert types(full_run) == types(start)
 
@@ -142,15 +167,15 @@ def test_seeded_pretraining_is_bitwise_repeatable_across_processes(tmp_path):
     import subprocess
     import sys
 
-    script = f"""
+    script = """
 import jax, numpy as np, yaml, equinox as eqx
 jax.config.update("jax_enable_x64", True)
 from physres.physical import init_physical_reservoir, stack_models
 from physres.pretrain import Schedule, pretrain_multistart
 ranges = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 rng = np.random.default_rng(0)
-data = {{s: {{"y": rng.normal(size=(n, 3)) * 0.2, "ydot": rng.normal(size=(n, 3)), "u": rng.uniform(size=(n, 1)),
-             "yddot": rng.normal(size=(n, 3))}} for s, n in (("train", 120), ("val", 40))}}
+data = {s: {"y": rng.normal(size=(n, 3)) * 0.2, "ydot": rng.normal(size=(n, 3)), "u": rng.uniform(size=(n, 1)),
+             "yddot": rng.normal(size=(n, 3))} for s, n in (("train", 120), ("val", 40))}
 models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), 3, 1, 1, 1, ranges, controller="simplified")
                        for s in (0, 1)])
 state = pretrain_multistart(models, data, Schedule(3, 1, 1e-2, 1e-4, 40, 1.0), "full", jax.random.PRNGKey(7))

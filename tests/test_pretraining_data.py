@@ -1,4 +1,5 @@
 """Pretraining datasets: box sampling, labels from f_ref, the split."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -8,8 +9,16 @@ from physres.ron import f_ref, init_ron, ron_rollout
 
 
 def make_ron():
-    return init_ron(0, ny=6, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
-                    gamma_range=(0.1, 10.1), epsilon_range=(1.5, 2.5))
+    return init_ron(
+        0,
+        ny=6,
+        nu=1,
+        dt=0.05,
+        spectral_radius_target=0.9,
+        input_scaling=1.0,
+        gamma_range=(0.1, 10.1),
+        epsilon_range=(1.5, 2.5),
+    )
 
 
 def test_box_covers_the_rollout(rng):

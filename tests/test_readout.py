@@ -1,4 +1,5 @@
 """Readouts: NRMSE, the forecasting alignment, classification, divergence handling."""
+
 import numpy as np
 import pytest
 
@@ -85,10 +86,11 @@ def test_validation_score_uses_the_training_split_only():
 
     u = rng.normal(size=(2, 60, 1))
     washout, lag = 10, 3
-    features = np.concatenate([u[:, washout + lag:], np.zeros((2, lag, 1))], axis=1)  # y(k) = u(k + lag)
+    features = np.concatenate([u[:, washout + lag :], np.zeros((2, lag, 1))], axis=1)  # y(k) = u(k + lag)
     forecasting = TaskData("mackey_glass", Split(u), Split(u))
-    score = validation_score(forecasting, np.repeat(features, 2, axis=-1), 0.3, seed=0, washout=washout, lag=lag,
-                             alpha=1e-9)
+    score = validation_score(
+        forecasting, np.repeat(features, 2, axis=-1), 0.3, seed=0, washout=washout, lag=lag, alpha=1e-9
+    )
     assert score.metric == "nrmse" and score.value < 1e-6
 
 
@@ -101,7 +103,9 @@ def test_select_ron_with_one_candidate_is_the_first_seed():
     u = rng.uniform(size=(30, 8, 1))
     labels = rng.integers(0, 2, 30)
     task = TaskData("adiac", Split(u[:20], labels[:20]), Split(u[20:], labels[20:]))
-    kwargs = dict(ny=3, nu=1, dt=0.1, spectral_radius_target=0.9, input_scaling=1.0, gamma_range=(1, 2), epsilon_range=(1, 2))
+    kwargs = dict(
+        ny=3, nu=1, dt=0.1, spectral_radius_target=0.9, input_scaling=1.0, gamma_range=(1, 2), epsilon_range=(1, 2)
+    )
     rons = {4: init_ron(4, **kwargs)}
     selection = select_ron(task, rons, 0.25, 0, chunk_size=64, readout={})
     assert selection.seed == 4 and selection.metric == "accuracy" and 0 <= selection.test <= 100

@@ -1,4 +1,5 @@
 """RON: parameter generation, the IMEX-Euler update, f_ref, rollouts."""
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -30,8 +31,16 @@ def test_discrete_update_matches_hand_computation():
 def test_f_ref_matches_finite_differences_of_fine_rollout():
     """Integrate the continuous RON with a tiny step; the central difference of y' at an
     interior time must equal f_ref there (O(dt) scheme, so a loose but meaningful bound)."""
-    ron = init_ron(3, ny=5, nu=1, dt=1e-5, spectral_radius_target=0.9, input_scaling=1.0,
-                   gamma_range=(1.0, 3.0), epsilon_range=(0.5, 1.0))
+    ron = init_ron(
+        3,
+        ny=5,
+        nu=1,
+        dt=1e-5,
+        spectral_radius_target=0.9,
+        input_scaling=1.0,
+        gamma_range=(1.0, 3.0),
+        epsilon_range=(0.5, 1.0),
+    )
     u = jnp.full((1, 20001, 1), 0.7)
     y_all = ron_rollout(ron, u, keep="all")[0]
     ydot_all = jnp.diff(y_all, axis=0) / ron.dt  # y'(k+1) = (y(k+1) - y(k)) / dt exactly
@@ -44,8 +53,16 @@ def test_f_ref_matches_finite_differences_of_fine_rollout():
 
 @pytest.mark.parametrize("rho", [0.9, 0.99, 3.0, 9.0])
 def test_spectral_radius_and_ranges(rho):
-    ron = init_ron(0, ny=12, nu=5, dt=0.05, spectral_radius_target=rho, input_scaling=0.1,
-                   gamma_range=(9, 11), epsilon_range=(9.5, 10.5))
+    ron = init_ron(
+        0,
+        ny=12,
+        nu=5,
+        dt=0.05,
+        spectral_radius_target=rho,
+        input_scaling=0.1,
+        gamma_range=(9, 11),
+        epsilon_range=(9.5, 10.5),
+    )
     assert spectral_radius(np.asarray(ron.W)) == pytest.approx(rho, rel=1e-10)
     assert np.all((0 <= ron.V) & (ron.V <= 0.1))
     assert np.all(np.abs(ron.b) <= 0.1)
@@ -54,16 +71,18 @@ def test_spectral_radius_and_ranges(rho):
 
 
 def test_same_seed_same_ron_other_seed_other_ron():
-    kwargs = dict(ny=6, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
-                  gamma_range=(1, 2), epsilon_range=(1, 2))
+    kwargs = dict(
+        ny=6, nu=1, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0, gamma_range=(1, 2), epsilon_range=(1, 2)
+    )
     a, b, c = init_ron(0, **kwargs), init_ron(0, **kwargs), init_ron(1, **kwargs)
     assert np.array_equal(a.W, b.W) and np.array_equal(a.V, b.V)
     assert not np.array_equal(a.W, c.W)
 
 
 def test_rollout_modes_agree(rng):
-    ron = init_ron(1, ny=6, nu=2, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0,
-                   gamma_range=(1, 2), epsilon_range=(1, 2))
+    ron = init_ron(
+        1, ny=6, nu=2, dt=0.05, spectral_radius_target=0.9, input_scaling=1.0, gamma_range=(1, 2), epsilon_range=(1, 2)
+    )
     u = jnp.asarray(rng.normal(size=(3, 50, 2)))
     y_all = ron_rollout(ron, u, keep="all")
     assert y_all.shape == (3, 50, 6)

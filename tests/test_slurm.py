@@ -61,13 +61,11 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 import h5py
 import numpy as np
 import pytest
 import yaml
-
 from conftest import SMOKE_CONFIG, copy_workflow
 
 try:
@@ -100,8 +98,15 @@ TEST_CPUS = 4
 MIN_JOB_AGE = 3600
 #: resources that only make sense on the real cluster; dropped for the test cluster
 CLUSTER_SPECIFIC = {
-    "slurm_partition", "slurm_account", "gpu_model", "constraint", "qos",
-    "slurm_extra", "cluster", "clusters", "slurm_cluster",
+    "slurm_partition",
+    "slurm_account",
+    "gpu_model",
+    "constraint",
+    "qos",
+    "slurm_extra",
+    "cluster",
+    "clusters",
+    "slurm_cluster",
 }
 #: settings of the test-only override profile (a later --profile wins per top-level key)
 TEST_OVERRIDES = {
@@ -122,9 +127,19 @@ FAIL_NY = SMOKE["dimensions"][0]
 _CELL = f"results/smoke/{{}}/{FAIL_TASK}/ny{FAIL_NY}"
 #: every rule that runs per task, cell, mode or variant (fetch_* run on the submit host)
 CELL_RULES = {
-    "task_data_mackey_glass", "task_data_adiac", "task_data_smnist", "fetch_adiac", "fetch_mnist",
-    "reference_ron", "select_reference", "pretraining_dataset", "pretrain", "evaluate_pretraining",
-    "rollout_ron", "rollout_physical", "readout",
+    "task_data_mackey_glass",
+    "task_data_adiac",
+    "task_data_smnist",
+    "fetch_adiac",
+    "fetch_mnist",
+    "reference_ron",
+    "select_reference",
+    "pretraining_dataset",
+    "pretrain",
+    "evaluate_pretraining",
+    "rollout_ron",
+    "rollout_physical",
+    "readout",
 }
 #: what the SLURM run makes: one cell's chain and the downloaded tasks' data
 SLURM_TARGETS = (
@@ -141,7 +156,7 @@ SLURM_TARGETS = (
 
 @dataclass
 class Run:
-    cmd: List[str]
+    cmd: list[str]
     workdir: Path
     returncode: int
     output: str
@@ -151,16 +166,20 @@ class Run:
 class Snakemake:
     """snakemake in its own process group, output to a file; killed at the deadline."""
 
-    def __init__(self, args: List[str], workdir: Path, env: Dict[str, str], output: Path,
-                 timeout: float):
+    def __init__(self, args: list[str], workdir: Path, env: dict[str, str], output: Path, timeout: float):
         self.cmd, self.workdir, self.output_path, self.timeout = SNAKEMAKE + args, workdir, output, timeout
         self.t0 = time.monotonic()
-        self.t_end: Optional[float] = None
+        self.t_end: float | None = None
         # a file, not a pipe: nobody reads a pipe while the local run goes on
         with open(output, "w") as out:
             self.proc = subprocess.Popen(
-                self.cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, start_new_session=True,
+                self.cmd,
+                cwd=workdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         # notes when snakemake ends, also while the test waits for something else
         self._waiter = threading.Thread(target=self._note_end, daemon=True)
@@ -196,17 +215,22 @@ class Snakemake:
             if self.proc.poll() is None:
                 self.kill()
         self._waiter.join(timeout=5)
-        return Run(self.cmd, self.workdir, rc, self.output_path.read_text(errors="replace"),
-                   (self.t_end or time.monotonic()) - self.t0)
+        return Run(
+            self.cmd,
+            self.workdir,
+            rc,
+            self.output_path.read_text(errors="replace"),
+            (self.t_end or time.monotonic()) - self.t0,
+        )
 
 
-def _clean_env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+def _clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SNAKEMAKE_PROFILE"))}
     env.update(extra or {})
     return env
 
 
-def profile_args(workdir: Path, override: Path) -> List[str]:
+def profile_args(workdir: Path, override: Path) -> list[str]:
     return ["--profile", str(workdir / PROFILE_REL), "--profile", str(override), "--verbose"]
 
 
@@ -244,7 +268,7 @@ class SbatchCall:
     line: str
     log_dir: str  # the job's .snakemake/slurm_logs/rule_<rule>/<wildcards> folder
 
-    def option(self, name: str) -> Optional[str]:
+    def option(self, name: str) -> str | None:
         m = re.search(rf"(?:^|\s){re.escape(name)}[ =](\S+)", self.head)
         return m.group(1) if m else None
 
@@ -254,7 +278,7 @@ class SbatchCall:
         return self.line.split(' --wrap="', 1)[0]
 
 
-def sbatch_calls(output: str) -> List[SbatchCall]:
+def sbatch_calls(output: str) -> list[SbatchCall]:
     calls = []
     for m in SBATCH_RE.finditer(output):
         line = m.group(1).strip()
@@ -264,12 +288,12 @@ def sbatch_calls(output: str) -> List[SbatchCall]:
     return calls
 
 
-def submissions(output: str) -> List[Tuple[int, int, str]]:
+def submissions(output: str) -> list[tuple[int, int, str]]:
     """(snakemake job id, SLURM job id, SLURM log path) per submitted job."""
     return [(int(a), int(b), c) for a, b, c in SUBMITTED_RE.findall(output)]
 
 
-def job_blocks(output: str) -> Dict[int, Tuple[str, bool, Dict[str, str]]]:
+def job_blocks(output: str) -> dict[int, tuple[str, bool, dict[str, str]]]:
     """snakemake job id -> (rule, is local, resources) from the job descriptions."""
     jobs = {}
     for local, rule, body in JOB_BLOCK_RE.findall(output):
@@ -281,23 +305,29 @@ def job_blocks(output: str) -> Dict[int, Tuple[str, bool, Dict[str, str]]]:
     return jobs
 
 
-def job_stats(output: str) -> Dict[str, int]:
+def job_stats(output: str) -> dict[str, int]:
     """The 'Job stats' table snakemake prints before it starts (rule -> number of jobs)."""
     m = re.search(r"Job stats:\njob\s+count\n[- ]+\n((?:\S+\s+\d+\n)+)", output)
     assert m, "no 'Job stats' table in the snakemake output"
     return {rule: int(n) for rule, n in re.findall(r"(\S+)\s+(\d+)", m.group(1)) if rule != "total"}
 
 
-def planned_jobs(workdir: Path) -> Dict[str, int]:
+def planned_jobs(workdir: Path) -> dict[str, int]:
     """The job stats of a dry run of SLURM_TARGETS in a fresh copy of the workflow."""
     copy_workflow(workdir)
-    out = subprocess.run(SNAKEMAKE + SLURM_TARGETS + ["-n", "--configfile", SMOKE_CONFIG], cwd=workdir,
-                         env=_clean_env(), capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        SNAKEMAKE + SLURM_TARGETS + ["-n", "--configfile", SMOKE_CONFIG],
+        cwd=workdir,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
     return job_stats(out.stdout + out.stderr)
 
 
-def slurm_jobs(cluster) -> Dict[int, Dict[str, str]]:
+def slurm_jobs(cluster) -> dict[int, dict[str, str]]:
     """SLURM's own records of this cluster's jobs (finished jobs stay for MinJobAge s)."""
     out = cluster.run("scontrol", "-o", "show", "job").stdout
     jobs = {}
@@ -313,17 +343,17 @@ def slurm_jobs(cluster) -> Dict[int, Dict[str, str]]:
 # --------------------------------------------------------------------------------------
 
 
-def files_under(root: Path) -> List[str]:
+def files_under(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
-def _attrs(obj) -> Dict[str, object]:
+def _attrs(obj) -> dict[str, object]:
     return {k: np.asarray(v).tolist() for k, v in obj.attrs.items()}
 
 
-def h5_contents(path: Path) -> Dict[str, object]:
+def h5_contents(path: Path) -> dict[str, object]:
     """name -> attributes (groups) or (dtype, shape, data, attributes) (datasets)."""
-    out: Dict[str, object] = {}
+    out: dict[str, object] = {}
     with h5py.File(path, "r") as h5:
         out["/"] = _attrs(h5)
 
@@ -380,7 +410,7 @@ def comparable_bytes(path: Path) -> bytes:
     return data
 
 
-def digests(root: Path, skip=()) -> Dict[str, str]:
+def digests(root: Path, skip=()) -> dict[str, str]:
     return {f: hashlib.sha256((root / f).read_bytes()).hexdigest() for f in files_under(root) if f not in skip}
 
 
@@ -388,15 +418,15 @@ def digests(root: Path, skip=()) -> Dict[str, str]:
 # recording the sbatch lines
 # --------------------------------------------------------------------------------------
 
-_RECORD: Dict[str, List[str]] = {}
+_RECORD: dict[str, list[str]] = {}
 
 
-def record_sbatch(section: str, calls: List[SbatchCall], basetemp: Path, record_property) -> str:
+def record_sbatch(section: str, calls: list[SbatchCall], basetemp: Path, record_property) -> str:
     """One sbatch line per rule (the first), without the --wrap payload."""
-    first: Dict[str, SbatchCall] = {}
+    first: dict[str, SbatchCall] = {}
     for c in calls:
         first.setdefault(c.rule, c)
-    lines = [f"{rule}: {c.head} --wrap=\"<snakemake job command>\"" for rule, c in sorted(first.items())]
+    lines = [f'{rule}: {c.head} --wrap="<snakemake job command>"' for rule, c in sorted(first.items())]
     _RECORD[section] = lines
     text = "\n".join(f"# {s}\n" + "\n".join(ls) for s, ls in _RECORD.items()) + "\n"
     (basetemp / "sbatch_calls.txt").write_text(text)
@@ -423,20 +453,18 @@ def _require_slurm() -> None:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     _require_slurm()
-    with single_node_slurm(tmp_path_factory.mktemp("slurm-cluster"), cpus=TEST_CPUS,
-                           min_job_age=MIN_JOB_AGE) as c:
+    with single_node_slurm(tmp_path_factory.mktemp("slurm-cluster"), cpus=TEST_CPUS, min_job_age=MIN_JOB_AGE) as c:
         print(f"\n[slurm] cluster up in {c.start_seconds:.1f} s, daemons {c.pids}")
         yield c
 
 
 @pytest.fixture(scope="module")
 def override_profile(cluster, tmp_path_factory) -> Path:
-    return write_override_profile(tmp_path_factory.mktemp("test-profile"), REPO / PROFILE_REL,
-                                  cluster.partition)
+    return write_override_profile(tmp_path_factory.mktemp("test-profile"), REPO / PROFILE_REL, cluster.partition)
 
 
 @pytest.fixture(scope="module")
-def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> Tuple[Run, Path, str]:
+def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> tuple[Run, Path, str]:
     """(SLURM run of the smoke cell, local smoke workdir, local snakemake output).
 
     The SLURM run is started first and the local ``smoke_run`` fixture computed while it
@@ -455,9 +483,11 @@ def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> Tuple[Ru
         run = job.wait()
     finally:
         job.kill()
-    print(f"\n[slurm] smoke cell: SLURM run {run.seconds:.0f} s (rc={run.returncode}); local smoke_run "
-          f"ready {local_seconds:.0f} s after the SLURM run started; both done after "
-          f"{time.monotonic() - t0:.0f} s")
+    print(
+        f"\n[slurm] smoke cell: SLURM run {run.seconds:.0f} s (rc={run.returncode}); local smoke_run "
+        f"ready {local_seconds:.0f} s after the SLURM run started; both done after "
+        f"{time.monotonic() - t0:.0f} s"
+    )
     return run, Path(local_workdir), local_output
 
 
@@ -471,8 +501,7 @@ def test_cluster_stops_every_process(tmp_path):
     _require_slurm()
     with single_node_slurm(tmp_path, cpus=TEST_CPUS) as c:
         assert c.run("sinfo", "-h", "-o", "%P %t").stdout.split() == [f"{c.partition}*", "idle"]
-        c.run("sbatch", "--parsable", "--gpus=1", "-o", "/dev/null", "-D", str(tmp_path),
-              "--wrap", "sleep 300")
+        c.run("sbatch", "--parsable", "--gpus=1", "-o", "/dev/null", "-D", str(tmp_path), "--wrap", "sleep 300")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if c.run("squeue", "-h", "-o", "%T").stdout.strip() == "RUNNING":
@@ -511,8 +540,9 @@ def test_smoke_cell_on_slurm_matches_local(smoke_runs):
         else:
             assert comparable_bytes(ours / name) == comparable_bytes(theirs / name), f"results/{name} differs"
     n_h5 = sum(n.endswith(".h5") for n in names)
-    print(f"\n[slurm] {len(names)} result files equal ({n_h5} HDF5 by content, "
-          f"{same_bytes} of them also byte-identical)")
+    print(
+        f"\n[slurm] {len(names)} result files equal ({n_h5} HDF5 by content, {same_bytes} of them also byte-identical)"
+    )
 
 
 def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, record_property):
@@ -529,7 +559,7 @@ def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, reco
 
     calls, subs = sbatch_calls(run.output), submissions(run.output)
     assert len(calls) == len(subs) == n_remote, (len(calls), len(subs), n_remote)
-    per_rule: Dict[str, int] = {}
+    per_rule: dict[str, int] = {}
     for c in calls:
         per_rule[c.rule] = per_rule.get(c.rule, 0) + 1
     assert per_rule == {r: n for r, n in stats.items() if r not in SUBMIT_HOST_RULES}
@@ -563,7 +593,7 @@ def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, reco
     gpu_jobs = {sid: jobs[job_id] for job_id, sid, _ in subs if int(jobs[job_id][2].get("gpu", 0))}
     assert {rule for rule, _, _ in gpu_jobs.values()} == {"pretrain"}, gpu_jobs
     assert table["pretrain"]["gpu"] >= 1
-    for sid, (rule, _, res) in gpu_jobs.items():
+    for sid, (_, _, res) in gpu_jobs.items():
         assert records[sid].get("TresPerJob") == f"gres:gpu:{res['gpu']}", records[sid]
     for sid in set(slurm_ids) - set(gpu_jobs):
         assert "gpu" not in records[sid].get("TresPerJob", ""), records[sid]
@@ -582,7 +612,9 @@ def test_failing_job_is_reported(smoke_runs, cluster, override_profile, tmp_path
     before = digests(workdir / "results", skip={target.removeprefix("results/")})
 
     # the target before --forcerun, whose list would swallow it; --configfile last
-    args = [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout_ron", "--configfile", SMOKE_CONFIG]
+    args = (
+        [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout_ron", "--configfile", SMOKE_CONFIG]
+    )
     failed = Snakemake(args, workdir, _clean_env(cluster.env), tmp_path / "snakemake-output.txt", RUN_TIMEOUT).wait()
     print(f"\n[slurm] failing run took {failed.seconds:.1f} s (rc={failed.returncode})")
     out = failed.output

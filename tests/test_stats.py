@@ -1,4 +1,5 @@
 """Benchmark statistics: the exact rank test and the paper's summary definitions."""
+
 import itertools
 from pathlib import Path
 
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from physres.stats import mann_whitney_p, rank_test_values, significance_table, summary
 from physres.formats import load_scores
+from physres.stats import mann_whitney_p, rank_test_values, significance_table, summary
 from physres.tables import benchmark_cells, benchmark_table
 
 CONFIG = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
@@ -39,8 +40,9 @@ def test_exact_p_values_against_enumeration():
 def test_nan_runs_dropped_and_diverged_runs_ranked_worst():
     """A diverged run has no score (NaN) but keeps the worst rank; a NaN run that did not diverge
     is dropped."""
-    runs = pd.DataFrame({"metric": "nrmse", "value": [0.5, np.nan, 0.7, 0.9, np.nan],
-                         "diverged": [False, True, True, False, False]})
+    runs = pd.DataFrame(
+        {"metric": "nrmse", "value": [0.5, np.nan, 0.7, 0.9, np.nan], "diverged": [False, True, True, False, False]}
+    )
     np.testing.assert_array_equal(rank_test_values(runs), [0.5, np.inf, np.inf, 0.9])
     runs["metric"] = "accuracy"
     np.testing.assert_array_equal(rank_test_values(runs), [0.5, -np.inf, -np.inf, 0.9])
@@ -50,21 +52,37 @@ def test_diverged_baseline_run_counts_as_its_worst_rank():
     """Hand-enumerated: pretrained NRMSE 0.50-0.53 against a baseline of 0.60, 0.70, 0.80 and one
     diverged run. Ranked worst, the diverged run completes the perfect separation of 4 against 4,
     whose exact one-sided p is 1 / C(8, 4) = 1 / 70; dropped, it would leave 4 against 3, 1 / 35."""
-    rows = [{"task": "mackey_glass", "ny": 6, "variant": v, "seed": s, "metric": "nrmse", "value": val,
-             "diverged": bool(np.isnan(val))}
-            for v, vals in (("pretrained", [0.5, 0.51, 0.52, 0.53]), ("unoptimized", [0.6, 0.7, 0.8, np.nan]))
-            for s, val in enumerate(vals)]
+    rows = [
+        {
+            "task": "mackey_glass",
+            "ny": 6,
+            "variant": v,
+            "seed": s,
+            "metric": "nrmse",
+            "value": val,
+            "diverged": bool(np.isnan(val)),
+        }
+        for v, vals in (("pretrained", [0.5, 0.51, 0.52, 0.53]), ("unoptimized", [0.6, 0.7, 0.8, np.nan]))
+        for s, val in enumerate(vals)
+    ]
     table = significance_table(pd.DataFrame(rows), alpha=0.05).set_index("baseline")
     assert table.loc["unoptimized", "p_value"] == pytest.approx(1 / 70)
     assert table.loc["unoptimized", "n_baseline"] == 4 and table.loc["unoptimized", "n_nan_runs"] == 0
-    assert brute_force_p(-np.array([0.5, 0.51, 0.52, 0.53]), -np.array([0.6, 0.7, 0.8, np.inf])) == pytest.approx(1 / 70)
+    assert brute_force_p(-np.array([0.5, 0.51, 0.52, 0.53]), -np.array([0.6, 0.7, 0.8, np.inf])) == pytest.approx(
+        1 / 70
+    )
 
 
 def test_significance_table_counts_nan_runs():
-    rows = [{"task": "mackey_glass", "ny": 6, "variant": v, "seed": s, "metric": "nrmse", "value": val, "diverged": False}
-            for v, vals in (("pretrained", [0.1, 0.2, 0.15, 0.12]), ("unoptimized", [0.5, 0.6, 0.7, 0.8]),
-                            ("partial", [0.3, np.nan, 0.4, 0.35]))
-            for s, val in enumerate(vals)]
+    rows = [
+        {"task": "mackey_glass", "ny": 6, "variant": v, "seed": s, "metric": "nrmse", "value": val, "diverged": False}
+        for v, vals in (
+            ("pretrained", [0.1, 0.2, 0.15, 0.12]),
+            ("unoptimized", [0.5, 0.6, 0.7, 0.8]),
+            ("partial", [0.3, np.nan, 0.4, 0.35]),
+        )
+        for s, val in enumerate(vals)
+    ]
     table = significance_table(pd.DataFrame(rows), alpha=0.05).set_index("baseline")
     assert table.loc["unoptimized", "p_value"] == pytest.approx(1 / 70)
     assert table.loc["partial", "p_value"] == pytest.approx(1 / 35)
@@ -72,31 +90,55 @@ def test_significance_table_counts_nan_runs():
 
 
 def test_summary_of_the_papers_table_2_gives_its_headline_figures():
-    cells = pd.DataFrame([{"task": r["task"], "ny": r["ny"], "metric": "accuracy" if r["task"] in ("smnist", "adiac") else "nrmse",
-                           "ron": r["ron"], **{v: r[v][0] for v in ("unoptimized", "partial", "pretrained")}}
-                          for r in PAPER_TABLE_2])
+    cells = pd.DataFrame(
+        [
+            {
+                "task": r["task"],
+                "ny": r["ny"],
+                "metric": "accuracy" if r["task"] in ("smnist", "adiac") else "nrmse",
+                "ron": r["ron"],
+                **{v: r[v][0] for v in ("unoptimized", "partial", "pretrained")},
+            }
+            for r in PAPER_TABLE_2
+        ]
+    )
     got = summary(cells).set_index("quantity")["value"].round(1)
     assert got["share of RON performance retained"] == 90.9
     assert got["mean relative improvement over unoptimized"] == 33.7
     # the paper states 19.2 %; its own Table 2 gives 20.9 % with the same definition
     assert got["mean relative improvement over partial"] == 20.9
     assert got["improvement of pretrained from ny = 6 to 15, mean over tasks"] == 17.3
-    per_task = {t: got[f"improvement of pretrained from ny = 6 to 15: {t}"] for t in ("smnist", "adiac", "mackey_glass", "lorenz96")}
+    per_task = {
+        t: got[f"improvement of pretrained from ny = 6 to 15: {t}"]
+        for t in ("smnist", "adiac", "mackey_glass", "lorenz96")
+    }
     assert per_task == {"smnist": 11.4, "adiac": 19.1, "mackey_glass": 19.0, "lorenz96": 19.8}
 
 
 def test_summary_shows_config_paper_figures_beside_ours():
     """The paper's headline figures come from config.yaml (benchmark.paper_summary) and agree
     with what its own Table 2 gives, except the partial figure the paper states as 19.2 %."""
-    cells = pd.DataFrame([{"task": r["task"], "ny": r["ny"], "metric": "accuracy" if r["task"] in ("smnist", "adiac") else "nrmse",
-                           "ron": r["ron"], **{v: r[v][0] for v in ("unoptimized", "partial", "pretrained")}}
-                          for r in PAPER_TABLE_2])
+    cells = pd.DataFrame(
+        [
+            {
+                "task": r["task"],
+                "ny": r["ny"],
+                "metric": "accuracy" if r["task"] in ("smnist", "adiac") else "nrmse",
+                "ron": r["ron"],
+                **{v: r[v][0] for v in ("unoptimized", "partial", "pretrained")},
+            }
+            for r in PAPER_TABLE_2
+        ]
+    )
     paper = CONFIG["benchmark"]["paper_summary"]
     significance = pd.DataFrame({"significant": [True, False]})
     table = summary(cells, significance, paper).set_index("quantity")
     ours = table["value"].round(1)
-    for quantity in ("share of RON performance retained", "mean relative improvement over unoptimized",
-                     "improvement of pretrained from ny = 6 to 15, mean over tasks"):
+    for quantity in (
+        "share of RON performance retained",
+        "mean relative improvement over unoptimized",
+        "improvement of pretrained from ny = 6 to 15, mean over tasks",
+    ):
         assert table.loc[quantity, "paper"] == ours[quantity]
     assert table.loc["mean relative improvement over partial", "paper"] == 19.2
     for task, value in paper["scaling_per_task"].items():
@@ -110,15 +152,30 @@ def test_benchmark_table_uses_the_target_ron_and_excludes_diverged(tmp_path):
     import json
 
     def write(variant, values, diverged=None):
-        seeds = [{"seed": s, "metric": "accuracy", "value": v, "diverged": bool(diverged and diverged[s]),
-                  "n_nonfinite_sequences": 0, "peak": None} for s, v in enumerate(values)]
+        seeds = [
+            {
+                "seed": s,
+                "metric": "accuracy",
+                "value": v,
+                "diverged": bool(diverged and diverged[s]),
+                "n_nonfinite_sequences": 0,
+                "peak": None,
+            }
+            for s, v in enumerate(values)
+        ]
         path = tmp_path / f"{variant}.json"
         path.write_text(json.dumps({"task": "smnist", "ny": 6, "variant": variant, "seeds": seeds}))
         return path
 
-    paths = [write("ron", [60.0, 70.0]), write("unoptimized", [10.0, 20.0, 30.0]),
-             write("partial", [40.0, 50.0, 99.0], diverged=[False, False, True]), write("pretrained", [55.0, 65.0, 60.0])]
-    selections = pd.DataFrame([{"task": "smnist", "ny": 6, "selected_seed": 3, "selected_value": 70.0, "candidates": 4}])
+    paths = [
+        write("ron", [60.0, 70.0]),
+        write("unoptimized", [10.0, 20.0, 30.0]),
+        write("partial", [40.0, 50.0, 99.0], diverged=[False, False, True]),
+        write("pretrained", [55.0, 65.0, 60.0]),
+    ]
+    selections = pd.DataFrame(
+        [{"task": "smnist", "ny": 6, "selected_seed": 3, "selected_value": 70.0, "candidates": 4}]
+    )
     table = benchmark_table(load_scores(paths), selections, paper=[])
     cells = benchmark_cells(table).iloc[0]
     assert cells["ron"] == 70.0 and cells["unoptimized"] == 20.0 and cells["partial"] == 45.0

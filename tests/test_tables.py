@@ -1,4 +1,5 @@
 """Tables: aggregation over seeds excludes and counts diverged runs."""
+
 from pathlib import Path
 
 import numpy as np
@@ -11,11 +12,29 @@ from physres.tables import aggregate, render_ron_reference, ron_reference_table
 def scores_frame():
     rows = []
     for seed, value in enumerate([0.5, 0.7, None, 0.6]):
-        rows.append({"task": "mackey_glass", "ny": 6, "variant": "ron", "seed": seed, "metric": "nrmse",
-                     "value": value, "diverged": value is None})
+        rows.append(
+            {
+                "task": "mackey_glass",
+                "ny": 6,
+                "variant": "ron",
+                "seed": seed,
+                "metric": "nrmse",
+                "value": value,
+                "diverged": value is None,
+            }
+        )
     for seed, value in enumerate([60.0, 70.0]):
-        rows.append({"task": "smnist", "ny": 6, "variant": "ron", "seed": seed, "metric": "accuracy",
-                     "value": value, "diverged": False})
+        rows.append(
+            {
+                "task": "smnist",
+                "ny": 6,
+                "variant": "ron",
+                "seed": seed,
+                "metric": "accuracy",
+                "value": value,
+                "diverged": False,
+            }
+        )
     frame = pd.DataFrame(rows)
     frame["value"] = frame["value"].astype(float)
     return frame
@@ -30,8 +49,12 @@ def test_aggregate_excludes_and_counts_diverged():
 
 
 def test_ron_reference_table_files(tmp_path):
-    paper = pd.DataFrame([{"task": "mackey_glass", "ny": 6, "paper": 0.513}, {"task": "smnist", "ny": 6, "paper": 65.88}])
-    selections = pd.DataFrame([{"task": "smnist", "ny": 6, "selected_seed": 5, "selected_value": 61.5, "candidates": 8}])
+    paper = pd.DataFrame(
+        [{"task": "mackey_glass", "ny": 6, "paper": 0.513}, {"task": "smnist", "ny": 6, "paper": 65.88}]
+    )
+    selections = pd.DataFrame(
+        [{"task": "smnist", "ny": 6, "selected_seed": 5, "selected_value": 61.5, "candidates": 8}]
+    )
     table = ron_reference_table(scores_frame(), paper, selections)
     assert table.loc[table["task"] == "smnist", "selected_value"].item() == 61.5
     assert np.isnan(table.loc[table["task"] == "mackey_glass", "selected_value"].item())
@@ -77,15 +100,20 @@ def test_pretraining_summary_reproduces_the_papers_stated_figures(tmp_path):
     for p in paper:  # mean +- std as two seeds, and the paper's diverged trajectories as extra seeds
         mean, std = p["test_rmse"]
         nrmse = p["trajectory_nrmse"][0]
-        seeds = [{"seed": s, "test_rmse": mean + sign * std, "trajectory_nrmse": nrmse, "diverged": False}
-                 for s, sign in enumerate((-1, 1))]
-        seeds += [{"seed": 2 + k, "test_rmse": mean, "trajectory_nrmse": None, "diverged": True}
-                  for k in range(p["n_diverged"])]
+        seeds = [
+            {"seed": s, "test_rmse": mean + sign * std, "trajectory_nrmse": nrmse, "diverged": False}
+            for s, sign in enumerate((-1, 1))
+        ]
+        seeds += [
+            {"seed": 2 + k, "test_rmse": mean, "trajectory_nrmse": None, "diverged": True}
+            for k in range(p["n_diverged"])
+        ]
         evaluations.append({"task": p["task"], "ny": p["ny"], "mode": p["mode"], "seeds": seeds})
     scores = pretraining_scores(evaluations)
     both = scores.pivot_table(index=["task", "ny", "mode", "seed"], columns="metric", values="value")
-    np.testing.assert_allclose(both["test_rmse_norm"],
-                               both["test_rmse"] * np.sqrt(both.index.get_level_values("ny")), rtol=1e-12)
+    np.testing.assert_allclose(
+        both["test_rmse_norm"], both["test_rmse"] * np.sqrt(both.index.get_level_values("ny")), rtol=1e-12
+    )
     table = pretraining_table(scores, paper, config["robot"]["layouts"])
     summary = pretraining_summary(table, paper).set_index("quantity")
     for task, stated in {"smnist": 90.2, "adiac": 61.6, "mackey_glass": 77.1, "lorenz96": 86.4}.items():
@@ -109,21 +137,43 @@ def test_simplified_controllers_table_beside_the_paper(tmp_path):
     supplementary = config["supplementary"]
 
     def evaluation(task, rmses, nrmses):
-        return {"task": task, "ny": 6, "mode": "full",
-                "seeds": [{"seed": s, "test_rmse": r, "trajectory_nrmse": n, "diverged": n is None}
-                          for s, (r, n) in enumerate(zip(rmses, nrmses))]}
+        return {
+            "task": task,
+            "ny": 6,
+            "mode": "full",
+            "seeds": [
+                {"seed": s, "test_rmse": r, "trajectory_nrmse": n, "diverged": n is None}
+                for s, (r, n) in enumerate(zip(rmses, nrmses))
+            ],
+        }
 
     def scores(task, metric, values):
-        frame = pd.DataFrame([{"task": task, "ny": 6, "variant": "pretrained", "seed": s, "metric": metric,
-                               "value": v, "diverged": v is None} for s, v in enumerate(values)])
+        frame = pd.DataFrame(
+            [
+                {
+                    "task": task,
+                    "ny": 6,
+                    "variant": "pretrained",
+                    "seed": s,
+                    "metric": metric,
+                    "value": v,
+                    "diverged": v is None,
+                }
+                for s, v in enumerate(values)
+            ]
+        )
         frame["value"] = frame["value"].astype(float)
         return frame
 
     runs = {
-        "full": ([evaluation("smnist", [0.1, 0.3], [0.01, 0.03]), evaluation("mackey_glass", [0.02, 0.04], [0.05, None])],
-                 pd.concat([scores("smnist", "accuracy", [60.0, 64.0]), scores("mackey_glass", "nrmse", [0.5, 0.6])])),
-        "simplified": ([evaluation("smnist", [0.2, 0.2], [0.06, 0.06]), evaluation("mackey_glass", [0.03, 0.05], [0.05, 0.07])],
-                       pd.concat([scores("smnist", "accuracy", [58.0, None]), scores("mackey_glass", "nrmse", [0.55, 0.65])])),
+        "full": (
+            [evaluation("smnist", [0.1, 0.3], [0.01, 0.03]), evaluation("mackey_glass", [0.02, 0.04], [0.05, None])],
+            pd.concat([scores("smnist", "accuracy", [60.0, 64.0]), scores("mackey_glass", "nrmse", [0.5, 0.6])]),
+        ),
+        "simplified": (
+            [evaluation("smnist", [0.2, 0.2], [0.06, 0.06]), evaluation("mackey_glass", [0.03, 0.05], [0.05, 0.07])],
+            pd.concat([scores("smnist", "accuracy", [58.0, None]), scores("mackey_glass", "nrmse", [0.55, 0.65])]),
+        ),
     }
     table = simplified_table(runs, config, supplementary["simplified"]["paper"])
     assert len(table) == 2 * 2 * 3  # tasks x controllers x (test RMSE, trajectory NRMSE, PRC)
@@ -136,7 +186,10 @@ def test_simplified_controllers_table_beside_the_paper(tmp_path):
     assert cell.loc[("smnist", "simplified", "prc"), "paper_mean"] == 61.20
     assert cell.loc[("mackey_glass", "full", "prc"), "paper_std"] == 0.003
     size = flops.task_size(config, "mackey_glass")
-    assert cell.loc[("mackey_glass", "simplified", "prc"), "flops"] == flops.pipeline_flops(6, size)["prc_simplified"]["total"]
+    assert (
+        cell.loc[("mackey_glass", "simplified", "prc"), "flops"]
+        == flops.pipeline_flops(6, size)["prc_simplified"]["total"]
+    )
     render_simplified(table, tmp_path / "simplified", supplementary["flops"]["paper"])
     md = (tmp_path / "simplified.md").read_text()
     assert "58.00 ± -- (*) (paper 61.20 ± 1.62)" in md and "(paper 1.23e+06)" in md

@@ -1,4 +1,5 @@
 """The whole DAG at smoke scale through snakemake, in a scratch copy of the workflow."""
+
 import json
 import re
 from pathlib import Path
@@ -8,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import run_smoke_snakemake as snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,7 +116,12 @@ def test_smoke_benchmark_tables_and_figure(smoke_run):
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
     benchmark = pd.read_csv(workdir / "results/smoke/tables/benchmark.csv")
-    assert len(benchmark) == n_cells * 4 and set(benchmark["variant"]) == {"ron", "unoptimized", "partial", "pretrained"}
+    assert len(benchmark) == n_cells * 4 and set(benchmark["variant"]) == {
+        "ron",
+        "unoptimized",
+        "partial",
+        "pretrained",
+    }
     assert (benchmark["n_seeds"] == 2).all()
     assert benchmark.loc[benchmark.variant == "ron", "target"].notna().all()
     significance = pd.read_csv(workdir / "results/smoke/tables/significance.csv")
@@ -142,8 +147,14 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
     snakemake(workdir, "--report", "report.html")
     page = (workdir / "report.html").read_text()
     assert "How to read the results" in page  # workflow/report/workflow.rst, the front page
-    for label in ("RON reference", "Pretraining (Table 1)", "PRC benchmark (Table 2)", "Mann-Whitney p-values",
-                  "Digital inference FLOPs", "Scalability"):
+    for label in (
+        "RON reference",
+        "Pretraining (Table 1)",
+        "PRC benchmark (Table 2)",
+        "Mann-Whitney p-values",
+        "Digital inference FLOPs",
+        "Scalability",
+    ):
         assert label in page, label
     table = (workdir / "results/smoke/tables/benchmark.html").read_text()
     # markdown bold (the best variant of a cell) became <b>; a bare * is a diverged run
@@ -175,6 +186,8 @@ def test_smoke_simplified_controllers(smoke_run):
     simplified = table[table["controller"] == "simplified"].set_index("quantity")
     full = table[table["controller"] == "full"].set_index("quantity")
     assert simplified.loc["prc", "flops"] < full.loc["prc", "flops"] / 10  # the paper: 1-2 orders of magnitude
-    _, sidecar = load_checkpoint(workdir / f"results/smoke/supplementary/simplified/pretrain/{tasks[0]}/ny6/full/seed0.eqx")
+    _, sidecar = load_checkpoint(
+        workdir / f"results/smoke/supplementary/simplified/pretrain/{tasks[0]}/ny6/full/seed0.eqx"
+    )
     assert sidecar["architecture"]["controller"] == "simplified"
     assert "(paper" in (workdir / "results/smoke/tables/simplified_controllers.md").read_text()

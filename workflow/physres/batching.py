@@ -10,8 +10,14 @@ import numpy as np
 from tqdm.auto import tqdm
 
 
-def chunked(fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]], u: np.ndarray, chunk_size: int,
-            desc: str, shrink: bool = True, axis: int = 0) -> tuple[np.ndarray, np.ndarray | None]:
+def chunked(
+    fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]],
+    u: np.ndarray,
+    chunk_size: int,
+    desc: str,
+    shrink: bool = True,
+    axis: int = 0,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Apply ``fn`` to fixed-size chunks of sequences (the last one padded with copies, so the
     jit-compiled rollout sees one shape only) and concatenate its outputs along their sequence
     ``axis``, with a progress bar. With ``shrink`` a chunk never exceeds len(u); without, every
@@ -27,8 +33,7 @@ def chunked(fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]], u:
         block_states, block_peak = fn(block)
         states.append(np.take(block_states, np.arange(real), axis=axis))
         peaks.append(None if block_peak is None else np.take(block_peak, np.arange(real), axis=axis))
-    return (np.concatenate(states, axis=axis),
-            None if peaks[0] is None else np.concatenate(peaks, axis=axis))
+    return (np.concatenate(states, axis=axis), None if peaks[0] is None else np.concatenate(peaks, axis=axis))
 
 
 class Ensemble(Protocol):
@@ -45,8 +50,9 @@ class Ensemble(Protocol):
     def all_states(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]: ...  # (S, n, K, ny)
 
 
-def activations(ensemble: Ensemble, u: np.ndarray, kind: str, washout: int, chunk_size: int,
-                desc: str) -> tuple[np.ndarray, np.ndarray | None]:
+def activations(
+    ensemble: Ensemble, u: np.ndarray, kind: str, washout: int, chunk_size: int, desc: str
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Readout features of every seed on u (n, K, n_u): final states (S, n, ny), or post-washout
     states (S, n, K - washout, ny) for forecasting; and the peak |state| (S, n) where the
     reservoirs track it. Every call is padded to chunk_size sequences, so one compiled rollout

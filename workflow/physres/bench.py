@@ -51,7 +51,7 @@ def best_time(fn, repeats: int) -> float:
     return min(times)
 
 
-@functools.lru_cache(maxsize=None)  # read config.yaml once per run, not once per part
+@functools.cache  # read config.yaml once per run, not once per part
 def paper_config() -> dict:
     return yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())
 
@@ -72,22 +72,37 @@ def main(argv=None) -> None:
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--controller", default="full", choices=["full", "simplified"])
     parser.add_argument("--float32", action="store_true")
-    parser.add_argument("--gauss-points", type=int, default=None,
-                        help="Gauss points per segment for B(q) (default: config.yaml's robot.gauss_points)")
-    parser.add_argument("--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "all"])
+    parser.add_argument(
+        "--gauss-points",
+        type=int,
+        default=None,
+        help="Gauss points per segment for B(q) (default: config.yaml's robot.gauss_points)",
+    )
+    parser.add_argument(
+        "--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "all"]
+    )
     parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
     parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
     parser.add_argument("--substeps", type=int, default=100, help="Euler substeps per input step (RON dt / 0.1 ms)")
-    parser.add_argument("--coarse-dt", type=float, default=5e-4, help="the Euler step compared with 0.1 ms (--part step)")
+    parser.add_argument(
+        "--coarse-dt", type=float, default=5e-4, help="the Euler step compared with 0.1 ms (--part step)"
+    )
     parser.add_argument("--seeds", type=int, default=4, help="unoptimized reservoirs compared (--part step)")
-    parser.add_argument("--layouts", type=int, nargs="*", default=None,
-                        help="ny of the layouts measured by --part dag (default: all; the others are not projected)")
+    parser.add_argument(
+        "--layouts",
+        type=int,
+        nargs="*",
+        default=None,
+        help="ny of the layouts measured by --part dag (default: all; the others are not projected)",
+    )
     args = parser.parse_args(argv)
     if args.gauss_points is None:
         args.gauss_points = paper_config()["robot"]["gauss_points"]
     jax.config.update("jax_enable_x64", not args.float32)
-    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}, "
-          f"{args.gauss_points} Gauss points per segment")
+    print(
+        f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), x64={not args.float32}, "
+        f"{args.gauss_points} Gauss points per segment"
+    )
     if args.part in ("pretrain", "all"):
         pretraining_benchmark(args)
     if args.part in ("rollout", "all"):
@@ -103,34 +118,48 @@ def main(argv=None) -> None:
 def pretraining_benchmark(args) -> None:
     """Parts 1-3 for the fused kernel and for soromox's path, in the same run."""
     rng = np.random.default_rng(0)
-    Q, Qd, T = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * scale)
-                for scale in (0.1, 1.0, 1e-4))
-    print(f"robot dynamics, {args.starts} x {args.batch_size} states of ny={args.ny} "
-          f"({args.n_robots} x {args.n_pcs} segments), no Coriolis, states/s:")
+    Q, Qd, T = (
+        jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * scale) for scale in (0.1, 1.0, 1e-4)
+    )
+    print(
+        f"robot dynamics, {args.starts} x {args.batch_size} states of ny={args.ny} "
+        f"({args.n_robots} x {args.n_pcs} segments), no Coriolis, states/s:"
+    )
     rates = {}
     for dynamics in DYNAMICS:
         robots = stacked_models(args, dynamics).robots
         forward = eqx.filter_jit(eqx.filter_vmap(lambda r, q, qd, t: r.accelerations(q, qd, t)))
-        value_and_grad = eqx.filter_jit(eqx.filter_vmap(eqx.filter_value_and_grad(
-            lambda r, q, qd, t: jnp.sum(r.accelerations(q, qd, t) ** 2))))
+        value_and_grad = eqx.filter_jit(
+            eqx.filter_vmap(eqx.filter_value_and_grad(lambda r, q, qd, t: jnp.sum(r.accelerations(q, qd, t) ** 2)))
+        )
         n = args.starts * args.batch_size
-        rates[dynamics] = (n / best_time(lambda: jax.block_until_ready(forward(robots, Q, Qd, T)), 5),
-                           n / best_time(lambda: jax.block_until_ready(value_and_grad(robots, Q, Qd, T)), 5))
-        print(f"  {dynamics:8s} forward {rates[dynamics][0]:12.0f}   value_and_grad (theta_rob) {rates[dynamics][1]:12.0f}")
-    print(f"  ratio physres / soromox: forward {rates['physres'][0] / rates['soromox'][0]:.2f}, "
-          f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}")
+        rates[dynamics] = (
+            n / best_time(lambda: jax.block_until_ready(forward(robots, Q, Qd, T)), 5),
+            n / best_time(lambda: jax.block_until_ready(value_and_grad(robots, Q, Qd, T)), 5),
+        )
+        print(
+            f"  {dynamics:8s} forward {rates[dynamics][0]:12.0f}   value_and_grad (theta_rob) {rates[dynamics][1]:12.0f}"
+        )
+    print(
+        f"  ratio physres / soromox: forward {rates['physres'][0] / rates['soromox'][0]:.2f}, "
+        f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}"
+    )
 
     paper = {}
     for dynamics in DYNAMICS:
         per_epoch, first, trained = pretraining_epoch_time(args, dynamics, rng)
         rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
         paper[dynamics] = 1500 * 70000 / rate
-        print(f"pretraining ({dynamics}), {args.starts} starts vmapped, {trained} samples/epoch, batch {args.batch_size}:")
+        print(
+            f"pretraining ({dynamics}), {args.starts} starts vmapped, {trained} samples/epoch, batch {args.batch_size}:"
+        )
         print(f"  first epoch incl. compile:    {first:12.1f} s")
         print(f"  one epoch (fastest of {args.epochs}):      {per_epoch:12.2f} s")
         print(f"  samples x epochs / s / start: {rate:12.0f}")
-        print(f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
-              f"{paper[dynamics] / 60:.1f} min (paper: 50-90 min on an RTX 3090)")
+        print(
+            f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
+            f"{paper[dynamics] / 60:.1f} min (paper: 50-90 min on an RTX 3090)"
+        )
     print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
 
 
@@ -138,10 +167,22 @@ def stacked_models(args, dynamics: str):
     """The benchmark's starts (seeds 0..starts-1), stacked."""
     from physres.physical import init_physical_reservoir, stack_models
 
-    return stack_models([init_physical_reservoir(jax.random.PRNGKey(s), args.ny, 1, args.n_robots, args.n_pcs,
-                                                 init_ranges(), controller=args.controller,
-                                                 gauss_points=args.gauss_points, dynamics=dynamics)
-                         for s in range(args.starts)])
+    return stack_models(
+        [
+            init_physical_reservoir(
+                jax.random.PRNGKey(s),
+                args.ny,
+                1,
+                args.n_robots,
+                args.n_pcs,
+                init_ranges(),
+                controller=args.controller,
+                gauss_points=args.gauss_points,
+                dynamics=dynamics,
+            )
+            for s in range(args.starts)
+        ]
+    )
 
 
 def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]:
@@ -150,8 +191,12 @@ def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]
     from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
 
     m, ny = args.samples, args.ny
-    split = lambda size: {"y": rng.normal(size=(size, ny)) * 0.2, "ydot": rng.normal(size=(size, ny)),  # noqa: E731
-                          "u": rng.uniform(size=(size, 1)), "yddot": rng.normal(size=(size, ny))}
+    split = lambda size: {
+        "y": rng.normal(size=(size, ny)) * 0.2,
+        "ydot": rng.normal(size=(size, ny)),  # noqa: E731
+        "u": rng.uniform(size=(size, 1)),
+        "yddot": rng.normal(size=(size, ny)),
+    }
     train, val = (jax.tree_util.tree_map(jnp.asarray, split(size)) for size in (m, max(1, m // 7)))
     models = stacked_models(args, dynamics)
     schedule = Schedule(1 + args.epochs, 1, 1e-3, 1e-6, args.batch_size, 1.0)
@@ -190,25 +235,41 @@ def rollout_benchmark(args) -> None:
     sim_dt = 1e-4
     reference_dt = args.substeps * sim_dt
     segment_substeps = args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs
-    print(f"rollout, ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), {args.sequences} sequences x "
-          f"{args.inputs} inputs x {args.substeps} substeps:")
+    print(
+        f"rollout, ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), {args.sequences} sequences x "
+        f"{args.inputs} inputs x {args.substeps} substeps:"
+    )
     cost, states = {}, {}
     for dynamics in DYNAMICS:
         robot = paper_config()["robot"]
         model = init_unoptimized_reservoir(
-            jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
-            gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
-            gauss_points=args.gauss_points, dynamics=dynamics, **paper_config()["benchmark"]["unoptimized"])
+            jax.random.PRNGKey(0),
+            args.ny,
+            1,
+            args.n_robots,
+            args.n_pcs,
+            robot["init_ranges"],
+            gravity=robot["gravity"],
+            coriolis=robot["coriolis"],
+            minimum_fraction=robot["minimum_fraction"],
+            gauss_points=args.gauss_points,
+            dynamics=dynamics,
+            **paper_config()["benchmark"]["unoptimized"],
+        )
         run = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
         cost[dynamics] = best_time(run, 3) / segment_substeps
         states[dynamics] = run()
         print(f"  {dynamics:8s} {1e6 * cost[dynamics]:8.3f} us per segment-substep")
     difference = float(jnp.max(jnp.abs(states["physres"] - states["soromox"])) / jnp.max(jnp.abs(states["soromox"])))
-    print(f"  ratio physres / soromox: {cost['soromox'] / cost['physres']:.2f}   "
-          f"(max |Q difference| / max |Q|: {difference:.1e})")
+    print(
+        f"  ratio physres / soromox: {cost['soromox'] / cost['physres']:.2f}   "
+        f"(max |Q difference| / max |Q|: {difference:.1e})"
+    )
     smnist = 35000 * 784 * 100 * 15 / 3  # sMNIST ny = 15: 5 robots of 1 segment
-    print(f"  projected sMNIST ny=15 rollout of one reservoir (35000 x 784 x 100 substeps, 5 segments) at this "
-          f"cost: {smnist * cost['physres'] / 60:.1f} min")
+    print(
+        f"  projected sMNIST ny=15 rollout of one reservoir (35000 x 784 x 100 substeps, 5 segments) at this "
+        f"cost: {smnist * cost['physres'] / 60:.1f} min"
+    )
 
 
 def euler_step_benchmark(args) -> None:
@@ -220,13 +281,25 @@ def euler_step_benchmark(args) -> None:
     fine_dt = 1e-4
     reference_dt = args.substeps * fine_dt
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
-    print(f"Euler step {args.coarse_dt:g} s against {fine_dt:g} s, unoptimized ny={args.ny} ({args.n_robots} x "
-          f"{args.n_pcs} segments), {args.sequences} sequences x {args.inputs} inputs of {reference_dt:g} s:")
+    print(
+        f"Euler step {args.coarse_dt:g} s against {fine_dt:g} s, unoptimized ny={args.ny} ({args.n_robots} x "
+        f"{args.n_pcs} segments), {args.sequences} sequences x {args.inputs} inputs of {reference_dt:g} s:"
+    )
     for seed in range(args.seeds):
         model = init_unoptimized_reservoir(
-            jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"],
-            gravity=robot["gravity"], coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"],
-            gauss_points=args.gauss_points, **config["benchmark"]["unoptimized"])
+            jax.random.PRNGKey(seed),
+            args.ny,
+            1,
+            args.n_robots,
+            args.n_pcs,
+            robot["init_ranges"],
+            gravity=robot["gravity"],
+            coriolis=robot["coriolis"],
+            minimum_fraction=robot["minimum_fraction"],
+            gauss_points=args.gauss_points,
+            **config["benchmark"]["unoptimized"],
+        )
+
         def timed_states(dt):
             """The states (first call, compiles) and the time of a second call."""
             run = lambda: physical_rollout(model, u, reference_dt, dt, keep="all", divergence_bound=bound)[0]  # noqa: E731
@@ -242,10 +315,11 @@ def euler_step_benchmark(args) -> None:
             text = f"max |Q difference| / max |Q| {difference:.1e}"
         else:
             text = "no sequence bounded at both steps"
-        print(f"  seed {seed}: {text}; diverged sequences {int((~np.isfinite(fine).all(axis=(1, 2))).sum())} at "
-              f"{fine_dt:g} s, {int((~np.isfinite(coarse).all(axis=(1, 2))).sum())} at {args.coarse_dt:g} s; "
-              f"speed-up {t_fine / t_coarse:.1f}x")
-
+        print(
+            f"  seed {seed}: {text}; diverged sequences {int((~np.isfinite(fine).all(axis=(1, 2))).sum())} at "
+            f"{fine_dt:g} s, {int((~np.isfinite(coarse).all(axis=(1, 2))).sum())} at {args.coarse_dt:g} s; "
+            f"speed-up {t_fine / t_coarse:.1f}x"
+        )
 
 
 def quadrature_benchmark(args) -> None:
@@ -259,16 +333,20 @@ def quadrature_benchmark(args) -> None:
 
     inertia = {n: batched_inertia(pcs_template(args.n_pcs, n)) for n in (2, 3, 4, 5, reference_points)}
 
-    print(f"inertia B(q) of a {args.n_pcs}-segment robot (L = {length} m per segment), {args.states} random "
-          f"strains, axial and shear |strain| <= 0.3: max |B_n - B_{reference_points}| / max |B_{reference_points}| "
-          f"per state, largest over states")
+    print(
+        f"inertia B(q) of a {args.n_pcs}-segment robot (L = {length} m per segment), {args.states} random "
+        f"strains, axial and shear |strain| <= 0.3: max |B_n - B_{reference_points}| / max |B_{reference_points}| "
+        f"per state, largest over states"
+    )
     for bend in (0.1, 0.5, 1.0, 2.0, np.pi):
         scale = np.tile([bend / length, 0.3, 0.3], args.n_pcs)
         q = jnp.asarray(rng.uniform(-1.0, 1.0, size=(args.states, 3 * args.n_pcs)) * scale)
         reference = inertia[reference_points](q)
         norm = jnp.max(jnp.abs(reference), axis=(1, 2), keepdims=True)
         errors = [float(jnp.max(jnp.abs(inertia[n](q) - reference) / norm)) for n in (2, 3, 4, 5)]
-        print(f"  |kappa L| <= {bend:4.2f} rad: " + "  ".join(f"{n} points {e:.1e}" for n, e in zip((2, 3, 4, 5), errors)))
+        print(
+            f"  |kappa L| <= {bend:4.2f} rad: " + "  ".join(f"{n} points {e:.1e}" for n, e in zip((2, 3, 4, 5), errors))
+        )
 
 
 def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
@@ -290,18 +368,23 @@ def paper_dag_projection(args) -> None:
         ny, n_robots, n_pcs = layout["ny"], layout["n_robots"], layout["n_pcs"]
         if args.layouts is not None and ny not in args.layouts:
             continue
-        sizes = argparse.Namespace(**{**vars(args), "ny": ny, "n_robots": n_robots, "n_pcs": n_pcs,
-                                      "starts": len(config["pretrain"]["seeds"])})
+        sizes = argparse.Namespace(
+            **{**vars(args), "ny": ny, "n_robots": n_robots, "n_pcs": n_pcs, "starts": len(config["pretrain"]["seeds"])}
+        )
         per_epoch, _, trained = pretraining_epoch_time(sizes, "physres", rng)
         measured[ny] = (per_epoch / trained, segment_substep_cost(sizes))
-        print(f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {dag_pretraining_minutes(config, measured[ny][0]):6.1f} "
-              f"min, rollout {1e6 * measured[ny][1]:.3f} us per segment-substep")
+        print(
+            f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {dag_pretraining_minutes(config, measured[ny][0]):6.1f} "
+            f"min, rollout {1e6 * measured[ny][1]:.3f} us per segment-substep"
+        )
     minutes = dag_minutes(config, measured)
     total = sum(minutes.values())
     for rule, value in minutes.items():
         print(f"  {rule:22s} {value / 60:8.1f} CPU hours")
-    print(f"  total                  {total / 60:8.1f} CPU hours; ~{total / 60 / 2:.1f} h wall with 2 one-core jobs "
-          f"side by side (the RON stages, minutes, not included)")
+    print(
+        f"  total                  {total / 60:8.1f} CPU hours; ~{total / 60 / 2:.1f} h wall with 2 one-core jobs "
+        f"side by side (the RON stages, minutes, not included)"
+    )
 
 
 def dag_pretraining_minutes(config: dict, seconds_per_sample_epoch: float) -> float:
@@ -348,9 +431,19 @@ def segment_substep_cost(args) -> float:
 
     robot = paper_config()["robot"]
     model = init_unoptimized_reservoir(
-        jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, robot["init_ranges"], gravity=robot["gravity"],
-        coriolis=robot["coriolis"], minimum_fraction=robot["minimum_fraction"], gauss_points=args.gauss_points,
-        dynamics="physres", **paper_config()["benchmark"]["unoptimized"])
+        jax.random.PRNGKey(0),
+        args.ny,
+        1,
+        args.n_robots,
+        args.n_pcs,
+        robot["init_ranges"],
+        gravity=robot["gravity"],
+        coriolis=robot["coriolis"],
+        minimum_fraction=robot["minimum_fraction"],
+        gauss_points=args.gauss_points,
+        dynamics="physres",
+        **paper_config()["benchmark"]["unoptimized"],
+    )
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     run = lambda: physical_rollout(model, u, args.substeps * 1e-4, 1e-4, keep="final")[0].block_until_ready()  # noqa: E731
     return best_time(run, 3) / (args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs)

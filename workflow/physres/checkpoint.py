@@ -31,8 +31,9 @@ def load_checkpoint(path: str | Path) -> tuple[PhysicalReservoir, dict]:
         skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **sidecar["architecture"])
         model = eqx.tree_deserialise_leaves(path, skeleton)
     except (KeyError, TypeError, ValueError, OSError, RuntimeError) as error:
-        raise InputError(path, f"cannot be rebuilt from its sidecar ({type(error).__name__}: {error})",
-                         "pretrain") from error
+        raise InputError(
+            path, f"cannot be rebuilt from its sidecar ({type(error).__name__}: {error})", "pretrain"
+        ) from error
     for leaf in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_inexact_array)):
         check_array(path, "a parameter", np.asarray(leaf), "pretrain")
     return model, sidecar

@@ -24,7 +24,7 @@ def whole_substeps(reference_dt: float, sim_dt: float) -> int | None:
     return steps if steps >= 1 and abs(steps * sim_dt - reference_dt) <= 1e-9 * reference_dt else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(schema_path: str | Path = SCHEMA) -> dict:
     """The config's JSON schema (read once per process)."""
     return yaml.safe_load(Path(schema_path).read_text())
@@ -125,13 +125,16 @@ def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]
     lines = nonfinite_errors(config) + reversed_range_errors(config, load_schema(schema_path))
     pretrain = config["pretrain"]
     if pretrain["warmup_epochs"] >= pretrain["epochs"]:
-        lines.append(f"pretrain.warmup_epochs: {pretrain['warmup_epochs']} must be below pretrain.epochs "
-                     f"({pretrain['epochs']})")
+        lines.append(
+            f"pretrain.warmup_epochs: {pretrain['warmup_epochs']} must be below pretrain.epochs ({pretrain['epochs']})"
+        )
     dataset = config["pretraining_dataset"]
     n_train = int(round(dataset["split"][0] * dataset["m"]))
     if pretrain["batch_size"] > n_train:
-        lines.append(f"pretrain.batch_size: {pretrain['batch_size']} exceeds the {n_train} training points "
-                     f"(pretraining_dataset.m * split[0]); lower it or raise m")
+        lines.append(
+            f"pretrain.batch_size: {pretrain['batch_size']} exceeds the {n_train} training points "
+            f"(pretraining_dataset.m * split[0]); lower it or raise m"
+        )
     layouts = {entry["ny"]: entry for entry in config["robot"]["layouts"]}
     for i, entry in enumerate(config["robot"]["layouts"]):
         if 3 * entry["n_robots"] * entry["n_pcs"] != entry["ny"]:
@@ -155,8 +158,10 @@ def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]
         used = entry["task"] in config["tasks"] and entry["ny"] in config["dimensions"]
         # each input sample is held for the RON's dt: a whole number of Euler steps
         if used and whole_substeps(entry["dt"], sim_dt) is None:
-            lines.append(f"simulation.dt: {sim_dt} does not divide the RON step dt = {entry['dt']} of "
-                         f"reference.configs[{i}] ({entry['task']}, ny = {entry['ny']})")
+            lines.append(
+                f"simulation.dt: {sim_dt} does not divide the RON step dt = {entry['dt']} of "
+                f"reference.configs[{i}] ({entry['task']}, ny = {entry['ny']})"
+            )
     split = config["pretraining_dataset"]["split"]
     if abs(sum(split) - 1.0) > 1e-9:
         lines.append(f"pretraining_dataset.split: fractions {split} must sum to 1")

@@ -43,8 +43,14 @@ class Simulation:
     diverged: bool
 
 
-def simulate(reservoir: PhysicalReservoir, u_train: np.ndarray, u_test: np.ndarray, reference_dt: float,
-             sim_dt: float, bound: float) -> Simulation:
+def simulate(
+    reservoir: PhysicalReservoir,
+    u_train: np.ndarray,
+    u_test: np.ndarray,
+    reference_dt: float,
+    sim_dt: float,
+    bound: float,
+) -> Simulation:
     """Train and test rollouts of one reservoir; the test rollout is timed with its program
     compiled (by the train rollout, or by a warm-up call where the test shape differs)."""
     run = lambda u: physical_rollout(reservoir, jnp.asarray(u), reference_dt, sim_dt, "all", bound)  # noqa: E731
@@ -54,22 +60,39 @@ def simulate(reservoir: PhysicalReservoir, u_train: np.ndarray, u_test: np.ndarr
     start = time.perf_counter()
     Q_test, peak_test = jax.block_until_ready(run(u_test))
     seconds = time.perf_counter() - start
-    return Simulation(np.asarray(Q_train), np.asarray(Q_test), seconds, sim_dt,
-                      diverged(peak_train, bound) or diverged(peak_test, bound))
+    return Simulation(
+        np.asarray(Q_train),
+        np.asarray(Q_test),
+        seconds,
+        sim_dt,
+        diverged(peak_train, bound) or diverged(peak_test, bound),
+    )
 
 
-def task_nrmse(reservoir: PhysicalReservoir, simulation: Simulation, task, washout: int, lag: int,
-               alpha: float) -> float | None:
+def task_nrmse(
+    reservoir: PhysicalReservoir, simulation: Simulation, task, washout: int, lag: int, alpha: float
+) -> float | None:
     """The Mackey-Glass test NRMSE of a readout on y_hat = psi(Q); None if diverged."""
     if simulation.diverged:
         return None
-    y_train, y_test = (np.asarray(reservoir.readout_coordinates(jnp.asarray(Q)))[:, washout:]
-                       for Q in (simulation.Q_train, simulation.Q_test))
+    y_train, y_test = (
+        np.asarray(reservoir.readout_coordinates(jnp.asarray(Q)))[:, washout:]
+        for Q in (simulation.Q_train, simulation.Q_test)
+    )
     return forecasting_score(y_train, task.train.u, y_test, task.test.u, washout, lag, alpha=alpha).value
 
 
-def ablate(reservoir: PhysicalReservoir, task, reference_dt: float, sim_dt: float, fine_dt: float, bound: float,
-           washout: int, lag: int, alpha: float) -> tuple[dict, np.ndarray, np.ndarray]:
+def ablate(
+    reservoir: PhysicalReservoir,
+    task,
+    reference_dt: float,
+    sim_dt: float,
+    fine_dt: float,
+    bound: float,
+    washout: int,
+    lag: int,
+    alpha: float,
+) -> tuple[dict, np.ndarray, np.ndarray]:
     """One pretrained run simulated without and with Coriolis. Returns the row (task NRMSE, test
     seconds, strain NRMSE, whether the finer step was needed) and the test strains q_nc, q_c."""
     without = simulate(with_coriolis(reservoir, False), task.train.u, task.test.u, reference_dt, sim_dt, bound)
@@ -81,9 +104,11 @@ def ablate(reservoir: PhysicalReservoir, task, reference_dt: float, sim_dt: floa
     row = {
         "nrmse_without": task_nrmse(reservoir, without, task, washout, lag, alpha),
         "nrmse_with": task_nrmse(coriolis, with_term, task, washout, lag, alpha),
-        "seconds_without": without.seconds, "seconds_with": with_term.seconds,
+        "seconds_without": without.seconds,
+        "seconds_with": with_term.seconds,
         "strain_nrmse": strain_nrmse(with_term.Q_test, without.Q_test) if consistent else None,
-        "sim_dt_with": with_term.sim_dt, "finer_step": with_term.sim_dt != sim_dt,
+        "sim_dt_with": with_term.sim_dt,
+        "finer_step": with_term.sim_dt != sim_dt,
         "diverged": not consistent,
     }
     return row, without.Q_test, with_term.Q_test

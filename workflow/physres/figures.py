@@ -14,8 +14,9 @@ from physres import flops  # noqa: E402
 from physres.io import atomic_path  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9"]  # colour-blind-safe
-plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
-                     "savefig.bbox": "tight", "pdf.fonttype": 42})
+plt.rcParams.update(
+    {"font.size": 9, "axes.spines.top": False, "axes.spines.right": False, "savefig.bbox": "tight", "pdf.fonttype": 42}
+)
 
 
 def save_figure(fig, pdf: str | Path, png: str | Path) -> None:
@@ -31,8 +32,9 @@ def first_bounded_start(y_hat: np.ndarray) -> int | None:
     return int(np.argmax(finite)) if finite.any() else None
 
 
-def trajectory_figure(panels: dict[str, tuple[np.ndarray, np.ndarray | None]], dt: float, components=(0, 2),
-                      title: str = ""):
+def trajectory_figure(
+    panels: dict[str, tuple[np.ndarray, np.ndarray | None]], dt: float, components=(0, 2), title: str = ""
+):
     """The paper's Fig. 3: y_hat (solid) against the RON's y (dashed) for some components.
 
     panels: {label: (y_ref (K, ny), y_hat (K, ny) or None where every start diverged)}
@@ -88,11 +90,25 @@ def scalability_figure(table, task_labels: dict[str, str]):
             ax.fill_between(r["ny"], mean - std, mean + std, color=color, alpha=0.2, lw=0)
             for ny, value, n_diverged in zip(r["ny"], mean, r["n_diverged"].fillna(0).astype(int)):
                 if not np.isfinite(value):  # nothing to draw: every run diverged
-                    ax.plot([ny], [0.0], marker="x", color=color, ms=7, mew=1.8, clip_on=False,
-                            transform=ax.get_xaxis_transform())
+                    ax.plot(
+                        [ny],
+                        [0.0],
+                        marker="x",
+                        color=color,
+                        ms=7,
+                        mew=1.8,
+                        clip_on=False,
+                        transform=ax.get_xaxis_transform(),
+                    )
                 elif n_diverged:
-                    ax.annotate("*" * n_diverged, (ny, value), textcoords="offset points", xytext=(3, 3),
-                                color=color, fontsize=8)
+                    ax.annotate(
+                        "*" * n_diverged,
+                        (ny, value),
+                        textcoords="offset points",
+                        xytext=(3, 3),
+                        color=color,
+                        fontsize=8,
+                    )
         ax.set_title(task_labels.get(task, task))
         ax.set_xlabel(r"$n_y$")
         ax.set_xticks(sorted(rows["ny"].unique()))
@@ -100,8 +116,9 @@ def scalability_figure(table, task_labels: dict[str, str]):
     handles, labels = axes[0][0].get_legend_handles_labels()
     handles.append(plt.Line2D([], [], color="0.3", marker="x", ls="", ms=6, mew=1.8))
     labels.append("all runs diverged (* one diverged run)")
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.1),
-               fontsize=7)
+    fig.legend(
+        handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.1), fontsize=7
+    )
     fig.tight_layout()
     return fig
 
@@ -126,7 +143,9 @@ def flops_figure(config: dict, task_labels: dict[str, str], largest_ny: int = 30
     axes[1].text(0.03, 0.95, "the same for RON and PRC", transform=axes[1].transAxes, fontsize=7, va="top")
     handles = [plt.Line2D([], [], color=c, label=task_labels.get(t, t)) for c, t in zip(OKABE_ITO, config["tasks"])]
     handles += [plt.Line2D([], [], color="black", ls=s, label=label) for s, label in styles.values()]
-    fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False, fontsize=7, bbox_to_anchor=(0.5, 1.08))
+    fig.legend(
+        handles=handles, loc="upper center", ncol=len(handles), frameon=False, fontsize=7, bbox_to_anchor=(0.5, 1.08)
+    )
     fig.tight_layout()
     return fig
 

@@ -71,9 +71,14 @@ def readout(ny: int, size: TaskSize) -> int:
 
 def pipeline_flops(ny: int, size: TaskSize) -> dict[str, dict[str, int]]:
     """{pipeline: {reservoir, readout, total}} for ron, prc_full and prc_simplified."""
-    reservoirs = {"ron": ron_reservoir(ny, size), **{f"prc_{c}": prc_reservoir(ny, size, c) for c in CONTROLLER_PIPELINES}}
-    return {name: {"reservoir": r, "readout": readout(ny, size), "total": r + readout(ny, size)}
-            for name, r in reservoirs.items()}
+    reservoirs = {
+        "ron": ron_reservoir(ny, size),
+        **{f"prc_{c}": prc_reservoir(ny, size, c) for c in CONTROLLER_PIPELINES},
+    }
+    return {
+        name: {"reservoir": r, "readout": readout(ny, size), "total": r + readout(ny, size)}
+        for name, r in reservoirs.items()
+    }
 
 
 def crossover_ny(nu: int, controller: str, largest: int = 10_000) -> int:
@@ -86,7 +91,7 @@ def crossover_ny(nu: int, controller: str, largest: int = 10_000) -> int:
     raise ValueError(f"no crossover below ny = {largest}")
 
 
-@functools.lru_cache(maxsize=None)  # one compilation per (ny, nu, controller)
+@functools.cache  # one compilation per (ny, nu, controller)
 def counted_controller_flops(ny: int, nu: int, controller: str) -> int:
     """FLOPs plus transcendentals that XLA counts for one step T_ff(u) + T_fb(Q, Q') of the
     pipeline's actual controllers."""

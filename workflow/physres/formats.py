@@ -37,8 +37,13 @@ class SeedActivations(NamedTuple):
     peaks: list[np.ndarray]  # the peak |state| per split, where the reservoir tracks it
 
 
-def write_activations(path: str | Path, attrs: dict, seeds: list[int],
-                      per_split: dict[str, tuple[np.ndarray, np.ndarray | None]], log=None) -> None:
+def write_activations(
+    path: str | Path,
+    attrs: dict,
+    seeds: list[int],
+    per_split: dict[str, tuple[np.ndarray, np.ndarray | None]],
+    log=None,
+) -> None:
     """per_split: split -> (states (S, n, ...), peak (S, n) or None), seeds in the order of S."""
     with atomic_h5(path) as h5:
         write_h5_attrs(h5, attrs)
@@ -47,8 +52,14 @@ def write_activations(path: str | Path, attrs: dict, seeds: list[int],
             for split, (states, peak) in per_split.items():
                 finite = np.isfinite(states[i].reshape(len(states[i]), -1)).all(axis=1)
                 if log is not None:
-                    log.info("seed %d %s activations %s, %d non-finite sequences%s", seed, split, states[i].shape,
-                             int((~finite).sum()), "" if peak is None else f", peak |state| {np.max(peak[i]):.3g}")
+                    log.info(
+                        "seed %d %s activations %s, %d non-finite sequences%s",
+                        seed,
+                        split,
+                        states[i].shape,
+                        int((~finite).sum()),
+                        "" if peak is None else f", peak |state| {np.max(peak[i]):.3g}",
+                    )
                 group = h5.create_group(f"seed{seed}/{split}")
                 group.create_dataset("states", data=states[i])
                 group.create_dataset("finite", data=finite)
@@ -78,8 +89,10 @@ def load_scores(paths) -> pd.DataFrame:
     rows = []
     for path in paths:
         record = read_json(path, rule="readout")
-        rows += [{"task": record["task"], "ny": record["ny"], "variant": record["variant"], **seed}
-                 for seed in record["seeds"]]
+        rows += [
+            {"task": record["task"], "ny": record["ny"], "variant": record["variant"], **seed}
+            for seed in record["seeds"]
+        ]
     frame = pd.DataFrame(rows)
     frame["value"] = frame["value"].astype(float)  # None (diverged) -> NaN
     return frame
@@ -111,8 +124,9 @@ def read_trajectories(path: str | Path, rule: str = "evaluate_pretraining") -> T
 # ----------------------------------------------------------------------------- Coriolis strains
 
 
-def write_strains(path: str | Path, reference_dt: float, strains: dict[int, tuple[np.ndarray, np.ndarray]],
-                  seeds: list[int]) -> None:
+def write_strains(
+    path: str | Path, reference_dt: float, strains: dict[int, tuple[np.ndarray, np.ndarray]], seeds: list[int]
+) -> None:
     """strains: seed -> (q without, q with), (K, ny) each; ``seeds``: every start, failed ones too."""
     with atomic_h5(path) as h5:
         h5.attrs["reference_dt"] = reference_dt

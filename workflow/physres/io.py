@@ -14,8 +14,9 @@ import logging
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import h5py
 import numpy as np
@@ -29,8 +30,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except PermissionError as error:
-        raise PermissionError(f"cannot write {path}: no permission to create files in {path.parent} "
-                              f"({error.strerror}); make it writable (chmod u+w) and rerun") from error
+        raise PermissionError(
+            f"cannot write {path}: no permission to create files in {path.parent} "
+            f"({error.strerror}); make it writable (chmod u+w) and rerun"
+        ) from error
     os.close(fd)
     tmp = Path(tmp)
     try:
@@ -53,9 +56,11 @@ class InputError(ValueError):
 
     def __init__(self, path: str | os.PathLike, problem: str, rule: str):
         self.path, self.problem, self.rule = str(path), problem, rule
-        super().__init__(f"{path}: {problem}. It was not written by this workflow as it stands, or was "
-                         f"changed since: delete it and rerun, so that rule '{rule}' makes it again "
-                         f"(`rm {path}` then the same snakemake command).")
+        super().__init__(
+            f"{path}: {problem}. It was not written by this workflow as it stands, or was "
+            f"changed since: delete it and rerun, so that rule '{rule}' makes it again "
+            f"(`rm {path}` then the same snakemake command)."
+        )
 
 
 @contextlib.contextmanager
@@ -72,8 +77,9 @@ def read_h5(path: str | os.PathLike, rule: str) -> Iterator[h5py.File]:
             raise InputError(path, f"missing member or attribute {error}", rule) from error
 
 
-def check_array(path: str | os.PathLike, name: str, array: np.ndarray, rule: str, ndim: int | None = None,
-                finite: bool = True) -> np.ndarray:
+def check_array(
+    path: str | os.PathLike, name: str, array: np.ndarray, rule: str, ndim: int | None = None, finite: bool = True
+) -> np.ndarray:
     """Return ``array`` if it has ``ndim`` dimensions and (if ``finite``) only finite values."""
     if ndim is not None and array.ndim != ndim:
         raise InputError(path, f"{name} has shape {array.shape}, expected {ndim} dimensions", rule)

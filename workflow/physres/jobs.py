@@ -27,8 +27,11 @@ def start_job(snakemake) -> logging.Logger:
     logger.info("rule %s, wildcards %s", snakemake.rule, dict(snakemake.wildcards))
     logger.info("JAX %s on %s", jax.__version__, device_description())
     if int(getattr(snakemake.resources, "gpu", 0) or 0) > 0 and jax.default_backend() == "cpu":
-        logger.warning("this rule asks for a GPU but JAX runs on the CPU: install the CUDA build "
-                       "(pip install -e '.[cuda]') on the GPU nodes, or set resources.%s.gpu: 0", snakemake.rule)
+        logger.warning(
+            "this rule asks for a GPU but JAX runs on the CPU: install the CUDA build "
+            "(pip install -e '.[cuda]') on the GPU nodes, or set resources.%s.gpu: 0",
+            snakemake.rule,
+        )
     return logger
 
 
@@ -42,10 +45,15 @@ def project_commit() -> str | None:
     """The git commit of the workflow's checkout (with '+dirty' for uncommitted changes), or None."""
     root = Path(__file__).resolve().parents[2]
     try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + ("+dirty" if dirty else "")

@@ -11,7 +11,11 @@ MODES = ("full", "rob_fixed")
 #: the PRC benchmark's variants: the digital RON and three physical reservoirs
 PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
 VARIANTS = ["ron", *PHYSICAL_VARIANTS]
-VARIANT_LABEL = {"ron": "Digital RON (target)", "unoptimized": "Unoptimized", "partial": "Partially pretrained",
-                 "pretrained": "Pretrained (ours)"}
+VARIANT_LABEL = {
+    "ron": "Digital RON (target)",
+    "unoptimized": "Unoptimized",
+    "partial": "Partially pretrained",
+    "pretrained": "Pretrained (ours)",
+}
 #: the pretraining mode whose checkpoints a physical variant uses (unoptimized: none)
 PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}

@@ -38,13 +38,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxtyping import Array, Float
-from soromox.utils.integration import gauss_quadrature
 from soromox.utils.geometry.poses import planar_mounting_pose
+from soromox.utils.integration import gauss_quadrature
 
 SERIES_BELOW = 0.1  # |kappa s| below which the Taylor series replace the closed forms
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def gauss_legendre(points: int) -> tuple[np.ndarray, np.ndarray]:
     """soromox's Gauss-Legendre nodes and weights on [0, 1] (its Newton iteration stops at
     float32 precision, so they differ from the exact rule by ~1e-8; taking soromox's own keeps
@@ -54,7 +54,7 @@ def gauss_legendre(points: int) -> tuple[np.ndarray, np.ndarray]:
         return np.asarray(x, np.float64)[1:-1], np.asarray(w, np.float64)[1:-1]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _upright_base_angle() -> float:
     with jax.ensure_compile_time_eval():  # may be first called inside a jit trace
         return float(planar_mounting_pose("upright")[0])
@@ -79,29 +79,41 @@ def _series_or(x, small_series, closed_form):
 def sinc(x):
     """sin(x) / x."""
     x2 = x * x
-    return _series_or(x, lambda x: 1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110)))),
-                      lambda x: jnp.sin(x) / x)
+    return _series_or(
+        x,
+        lambda x: 1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110)))),
+        lambda x: jnp.sin(x) / x,
+    )
 
 
 def cosc(x):
     """(1 - cos(x)) / x = 2 sin^2(x / 2) / x."""
     x2 = x * x
-    return _series_or(x, lambda x: x / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132))))),
-                      lambda x: 2 * jnp.sin(x / 2) ** 2 / x)
+    return _series_or(
+        x,
+        lambda x: x / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132))))),
+        lambda x: 2 * jnp.sin(x / 2) ** 2 / x,
+    )
 
 
 def sinc_prime(x):
     """d/dx sin(x) / x = (x cos x - sin x) / x^2."""
     x2 = x * x
-    return _series_or(x, lambda x: -x / 3 * (1 - x2 / 10 * (1 - x2 / 28 * (1 - x2 / 54 * (1 - x2 / 88 * (1 - x2 / 130))))),
-                      lambda x: (x * jnp.cos(x) - jnp.sin(x)) / (x * x))
+    return _series_or(
+        x,
+        lambda x: -x / 3 * (1 - x2 / 10 * (1 - x2 / 28 * (1 - x2 / 54 * (1 - x2 / 88 * (1 - x2 / 130))))),
+        lambda x: (x * jnp.cos(x) - jnp.sin(x)) / (x * x),
+    )
 
 
 def cosc_prime(x):
     """d/dx (1 - cos x) / x = (x sin x - (1 - cos x)) / x^2."""
     x2 = x * x
-    return _series_or(x, lambda x: 0.5 * (1 - x2 / 4 * (1 - x2 / 18 * (1 - x2 / 40 * (1 - x2 / 70 * (1 - x2 / 108))))),
-                      lambda x: (x * jnp.sin(x) - 2 * jnp.sin(x / 2) ** 2) / (x * x))
+    return _series_or(
+        x,
+        lambda x: 0.5 * (1 - x2 / 4 * (1 - x2 / 18 * (1 - x2 / 40 * (1 - x2 / 70 * (1 - x2 / 108))))),
+        lambda x: (x * jnp.sin(x) - 2 * jnp.sin(x / 2) ** 2) / (x * x),
+    )
 
 
 def _exclusive_cumsum(x, axis):
@@ -146,8 +158,11 @@ def node_kinematics(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gaus
     tip_da, tip_db = L * L * sinc_prime(kappa * L), L * L * cosc_prime(kappa * L)
     rot_j = lambda ux, uy: (cos_phi * ux - sin_phi * uy, sin_phi * ux + cos_phi * uy)  # noqa: E731
     tip_x, tip_y = base_x + tip_dx, base_y + tip_dy  # (*P, n, B): tip of segment j
-    earlier_p = [rot_j(tip_da * sigma_x - tip_db * sigma_y, tip_db * sigma_x + tip_da * sigma_y),
-                 rot_j(tip_a, tip_b), rot_j(-tip_b, tip_a)]
+    earlier_p = [
+        rot_j(tip_da * sigma_x - tip_db * sigma_y, tip_db * sigma_x + tip_da * sigma_y),
+        rot_j(tip_a, tip_b),
+        rot_j(-tip_b, tip_a),
+    ]
 
     i_index = np.arange(n)[:, None, None, None]  # node segment i, against coordinate segment j
     j_index = np.arange(n)[None, None, :, None]
@@ -256,8 +271,10 @@ def _unrolled_nodes(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gaus
         a, b = s * sinc(ks), s * cosc(ks)
         da, db = s * s * sinc_prime(ks), s * s * cosc_prime(ks)
         sx, sy = sigma_x[j], sigma_y[j]
-        return (rotate(a * sx - b * sy, b * sx + a * sy),
-                [rotate(da * sx - db * sy, db * sx + da * sy), rotate(a, b), rotate(-b, a)])
+        return (
+            rotate(a * sx - b * sy, b * sx + a * sy),
+            [rotate(da * sx - db * sy, db * sx + da * sy), rotate(a, b), rotate(-b, a)],
+        )
 
     nodes, earlier = [], []  # earlier: per segment before the current one, its tip and derivatives
     phi, base = None, (0.0, 0.0)
@@ -319,8 +336,11 @@ def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
                 if lin:
                     total = total + w_lin[i][g] * sum(lin[1:], lin[0])
             B[a, b] = total
-    force = [stiffness[..., j, c, :] * q[..., j, c, :] + damping[..., j, c, :] * qdot[..., j, c, :] - tau[..., j, c, :]
-             for j in range(n) for c in range(3)]
+    force = [
+        stiffness[..., j, c, :] * q[..., j, c, :] + damping[..., j, c, :] * qdot[..., j, c, :] - tau[..., j, c, :]
+        for j in range(n)
+        for c in range(3)
+    ]
     if gravity[0] != 0.0 or gravity[1] != 0.0:  # G = -sum over nodes of w rho A J_p^T g
         for node in nodes:
             i, g = node["i"], node["g"]
@@ -331,8 +351,13 @@ def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
 
 
 def accelerations(
-    theta: Float[Array, "N n 8"], Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
-    T: Float[Array, "batch ny"], gravity=(0.0, 0.0), gauss_points: int = 5, coriolis: bool = False,
+    theta: Float[Array, "N n 8"],
+    Q: Float[Array, "batch ny"],
+    Qdot: Float[Array, "batch ny"],
+    T: Float[Array, "batch ny"],
+    gravity=(0.0, 0.0),
+    gauss_points: int = 5,
+    coriolis: bool = False,
 ) -> Float[Array, "batch ny"]:
     """Q'' of N robots of n segments each for a batch of states (ny = 3 N n):
     B^-1 (T - K Q - D Q' - G(Q) [- C Q'])."""

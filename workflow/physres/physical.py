@@ -87,10 +87,13 @@ def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: i
     is_linear = lambda x: isinstance(x, eqx.nn.Linear)  # noqa: E731
     linears = [leaf for leaf in jax.tree_util.tree_leaves(model, is_leaf=is_linear) if is_linear(leaf)]
     keys = jax.random.split(key, len(linears))
-    new = [eqx.tree_at(lambda l: (l.weight, l.bias), lin,
-                       (init(k, lin.weight.shape), jnp.zeros_like(lin.bias))) for k, lin in zip(keys, linears)]
-    return eqx.tree_at(lambda m: [leaf for leaf in jax.tree_util.tree_leaves(m, is_leaf=is_linear) if is_linear(leaf)],
-                       model, new)
+    new = [
+        eqx.tree_at(lambda l: (l.weight, l.bias), lin, (init(k, lin.weight.shape), jnp.zeros_like(lin.bias)))
+        for k, lin in zip(keys, linears)
+    ]
+    return eqx.tree_at(
+        lambda m: [leaf for leaf in jax.tree_util.tree_leaves(m, is_leaf=is_linear) if is_linear(leaf)], model, new
+    )
 
 
 CONTROLLERS = {
@@ -126,8 +129,9 @@ class PhysicalReservoir(eqx.Module):
         """Activations y_hat = psi(Q) (any leading shape)."""
         return self.map.psi(Q)
 
-    def mapped_accelerations(self, y: Float[Array, "batch ny"], ydot: Float[Array, "batch ny"],
-                             u: Float[Array, "batch nu"]) -> Float[Array, "batch ny"]:
+    def mapped_accelerations(
+        self, y: Float[Array, "batch ny"], ydot: Float[Array, "batch ny"], u: Float[Array, "batch nu"]
+    ) -> Float[Array, "batch ny"]:
         """y''_hat of Eq. (loss_fn) for a batch of samples."""
         A, A_inv = self.map.matrices()
         Q, Qdot = jax.vmap(lambda y: A @ y + self.map.c)(y), jax.vmap(lambda ydot: A @ ydot)(ydot)
@@ -140,10 +144,20 @@ class PhysicalReservoir(eqx.Module):
 
 
 def init_physical_reservoir(
-    key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
-    controller: str = "full", sigma: float = 0.003, s_min: float = 1e-4,
-    gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
-    gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
+    key: jax.Array,
+    ny: int,
+    nu: int,
+    n_robots: int,
+    n_pcs: int,
+    init_ranges: dict,
+    controller: str = "full",
+    sigma: float = 0.003,
+    s_min: float = 1e-4,
+    gravity=(0.0, 0.0),
+    coriolis: bool = False,
+    minimum_fraction: float = 0.01,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    dynamics: str = "physres",
 ) -> PhysicalReservoir:
     """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
     E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
@@ -153,8 +167,9 @@ def init_physical_reservoir(
     k_rob, k_map, k_ff, k_fb = jax.random.split(key, 4)
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     return PhysicalReservoir(
-        robots=sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points,
-                             dynamics),
+        robots=sample_robots(
+            k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics
+        ),
         map=init_map(k_map, ny, sigma, s_min),
         feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
         feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
@@ -194,10 +209,20 @@ class UnoptimizedReservoir(eqx.Module):
 
 
 def init_unoptimized_reservoir(
-    key: jax.Array, ny: int, nu: int, n_robots: int, n_pcs: int, init_ranges: dict,
-    input_scaling: float = 1.0, bias_scaling: float = 1.0, torque_scale: float = 1.0,
-    gravity=(0.0, 0.0), coriolis: bool = False, minimum_fraction: float = 0.01,
-    gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
+    key: jax.Array,
+    ny: int,
+    nu: int,
+    n_robots: int,
+    n_pcs: int,
+    init_ranges: dict,
+    input_scaling: float = 1.0,
+    bias_scaling: float = 1.0,
+    torque_scale: float = 1.0,
+    gravity=(0.0, 0.0),
+    coriolis: bool = False,
+    minimum_fraction: float = 0.01,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    dynamics: str = "physres",
 ) -> UnoptimizedReservoir:
     """Robots drawn as ``init_physical_reservoir`` draws them from the same key (the workflow
     gives each (task, ny, seed) its own key, physres.reservoirs.load_ensemble),
@@ -206,11 +231,14 @@ def init_unoptimized_reservoir(
         raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
     k_rob, _, k_encoding, _ = jax.random.split(key, 4)
     k_v, k_d = jax.random.split(k_encoding)
-    encoding = RandomEncoding(jax.random.uniform(k_v, (ny, nu), minval=-input_scaling, maxval=input_scaling),
-                              jax.random.uniform(k_d, (ny,), minval=-bias_scaling, maxval=bias_scaling),
-                              float(torque_scale))
-    robots = sample_robots(k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points,
-                           dynamics)
+    encoding = RandomEncoding(
+        jax.random.uniform(k_v, (ny, nu), minval=-input_scaling, maxval=input_scaling),
+        jax.random.uniform(k_d, (ny,), minval=-bias_scaling, maxval=bias_scaling),
+        float(torque_scale),
+    )
+    robots = sample_robots(
+        k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics
+    )
     return UnoptimizedReservoir(robots, encoding)
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import equinox as eqx
 import jax
@@ -101,8 +101,9 @@ def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n
             updates, opt_state = optimizer.update(grads, opt_state, params)
             new = eqx.apply_updates(params, updates)
             if robots_trainable:
-                new = eqx.tree_at(lambda m: m.robots.raw, new,
-                                  jnp.where(freeze_robots, params.robots.raw, new.robots.raw))
+                new = eqx.tree_at(
+                    lambda m: m.robots.raw, new, jnp.where(freeze_robots, params.robots.raw, new.robots.raw)
+                )
             return (new, opt_state), loss
 
         (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), order)
@@ -130,14 +131,24 @@ def init_state(models: PhysicalReservoir, optimizer, spec, epochs: int) -> Train
     opt_state = eqx.filter_vmap(lambda m: optimizer.init(eqx.filter(m, spec)))(models)
     # explicit (strong) dtypes, as train_step returns them: otherwise the second call recompiles
     nan = jnp.full((starts, epochs), jnp.nan, dtype=dtype)
-    return TrainState(models, opt_state, models, jnp.full(starts, jnp.inf, dtype=dtype),
-                      jnp.full(starts, -1, dtype=jnp.int32), nan, nan, jnp.asarray(0, dtype=jnp.int32))
+    return TrainState(
+        models,
+        opt_state,
+        models,
+        jnp.full(starts, jnp.inf, dtype=dtype),
+        jnp.full(starts, -1, dtype=jnp.int32),
+        nan,
+        nan,
+        jnp.asarray(0, dtype=jnp.int32),
+    )
 
 
 def make_train_step(optimizer, spec, schedule: Schedule, n_train: int) -> Callable:
     """jit(vmap over starts) of one epoch plus validation and best-model bookkeeping."""
-    epoch_fn = eqx.filter_vmap(make_epoch(optimizer, spec, schedule.batch_size, n_train),
-                               in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None, None))
+    epoch_fn = eqx.filter_vmap(
+        make_epoch(optimizer, spec, schedule.batch_size, n_train),
+        in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None, None),
+    )
     val_fn = eqx.filter_vmap(mse_loss, in_axes=(eqx.if_array(0), None))
 
     @eqx.filter_jit
@@ -150,9 +161,14 @@ def make_train_step(optimizer, spec, schedule: Schedule, n_train: int) -> Callab
         best_model = eqx.combine(best, eqx.filter(state.best_model, eqx.is_array, inverse=True))
         e = state.epoch
         return TrainState(
-            model, opt_state, best_model,
-            jnp.where(improved, val_loss, state.best_val), jnp.where(improved, e, state.best_epoch),
-            state.train_loss.at[:, e].set(train_loss), state.val_loss.at[:, e].set(val_loss), e + 1,
+            model,
+            opt_state,
+            best_model,
+            jnp.where(improved, val_loss, state.best_val),
+            jnp.where(improved, e, state.best_epoch),
+            state.train_loss.at[:, e].set(train_loss),
+            state.val_loss.at[:, e].set(val_loss),
+            e + 1,
         )
 
     return train_step
@@ -210,9 +226,16 @@ def epoch_keys(base_key: jax.Array, epoch: int, starts: int) -> jax.Array:
 
 
 def pretrain_multistart(
-    models: PhysicalReservoir, data: dict[str, Batch], schedule: Schedule, mode: str, key: jax.Array,
-    resume_path: str | Path | None = None, checkpoint_every: int = 50, log=None,
-    stop_after: int | None = None, fingerprint: str = "",
+    models: PhysicalReservoir,
+    data: dict[str, Batch],
+    schedule: Schedule,
+    mode: str,
+    key: jax.Array,
+    resume_path: str | Path | None = None,
+    checkpoint_every: int = 50,
+    log=None,
+    stop_after: int | None = None,
+    fingerprint: str = "",
 ) -> TrainState:
     """Train all starts (stacked ``models``) together; resume from ``resume_path`` if it holds
     a state of the run with this ``fingerprint`` (see run_fingerprint), else start fresh.

@@ -36,8 +36,14 @@ def visited_box(ron: RON, u: np.ndarray, chunk_size: int) -> dict[str, np.ndarra
     if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
         raise FloatingPointError("the reference RON diverged on the training inputs; check its configuration")
     flat_u = u.reshape(-1, u.shape[-1])
-    return {"y_low": low[0], "y_high": high[0], "ydot_low": low[1], "ydot_high": high[1],
-            "u_low": flat_u.min(0).astype(np.float64), "u_high": flat_u.max(0).astype(np.float64)}
+    return {
+        "y_low": low[0],
+        "y_high": high[0],
+        "ydot_low": low[1],
+        "ydot_high": high[1],
+        "u_low": flat_u.min(0).astype(np.float64),
+        "u_high": flat_u.max(0).astype(np.float64),
+    }
 
 
 def sample_dataset(ron: RON, box: dict[str, np.ndarray], m: int, fractions: list[float], seed: int) -> dict:
@@ -46,16 +52,22 @@ def sample_dataset(ron: RON, box: dict[str, np.ndarray], m: int, fractions: list
     Returns {split: {"y": (n, ny), "ydot": (n, ny), "u": (n, n_u), "yddot": (n, ny)}}.
     """
     rng = rng_for(seed, "pretraining_dataset", ron.ny)
-    points = {name: rng.uniform(box[f"{name}_low"], box[f"{name}_high"], size=(m, len(box[f"{name}_low"])))
-              for name in ("y", "ydot", "u")}
-    yddot = np.asarray(jax.jit(jax.vmap(f_ref, in_axes=(None, 0, 0, 0)))(
-        ron, jnp.asarray(points["y"]), jnp.asarray(points["ydot"]), jnp.asarray(points["u"])))
+    points = {
+        name: rng.uniform(box[f"{name}_low"], box[f"{name}_high"], size=(m, len(box[f"{name}_low"])))
+        for name in ("y", "ydot", "u")
+    }
+    yddot = np.asarray(
+        jax.jit(jax.vmap(f_ref, in_axes=(None, 0, 0, 0)))(
+            ron, jnp.asarray(points["y"]), jnp.asarray(points["ydot"]), jnp.asarray(points["u"])
+        )
+    )
     points["yddot"] = yddot
     order = rng.permutation(m)
     bounds = np.cumsum([0] + [int(round(f * m)) for f in fractions[:-1]] + [m])
     bounds[-1] = m
-    return {split: {k: v[order[bounds[i] : bounds[i + 1]]] for k, v in points.items()}
-            for i, split in enumerate(SPLITS)}
+    return {
+        split: {k: v[order[bounds[i] : bounds[i + 1]]] for k, v in points.items()} for i, split in enumerate(SPLITS)
+    }
 
 
 def write_dataset(path: str | Path, dataset: dict, box: dict, attrs: dict) -> None:
@@ -76,8 +88,10 @@ def read_dataset(path: str | Path) -> dict:
     out = {}
     with read_h5(path, rule) as h5:
         for split in SPLITS:
-            arrays = {k: check_array(path, f"/{split}/{k}", h5[split][k][...], rule, ndim=2)
-                      for k in ("y", "ydot", "u", "yddot")}
+            arrays = {
+                k: check_array(path, f"/{split}/{k}", h5[split][k][...], rule, ndim=2)
+                for k in ("y", "ydot", "u", "yddot")
+            }
             if len({len(a) for a in arrays.values()}) != 1:
                 raise InputError(path, f"/{split} arrays have different lengths", rule)
             out[split] = arrays

@@ -29,9 +29,7 @@ def nrmse(target: np.ndarray, prediction: np.ndarray) -> float:
     return float(np.sqrt(np.mean((target - prediction) ** 2)) / np.sqrt(np.mean(target**2)))
 
 
-def forecasting_pairs(
-    states: np.ndarray, u: np.ndarray, washout: int, lag: int
-) -> tuple[np.ndarray, np.ndarray]:
+def forecasting_pairs(states: np.ndarray, u: np.ndarray, washout: int, lag: int) -> tuple[np.ndarray, np.ndarray]:
     """Features y(k) and targets u(k + lag) for k = washout .. K - lag - 1, flattened over sequences.
 
     states: (n_seq, K - washout, ny), the post-washout reservoir coordinates
@@ -55,8 +53,13 @@ class Score:
     peak: float | None = None  # max |Q|, |Q'| of a physical rollout (inf if non-finite)
 
     def as_dict(self) -> dict:
-        return {"metric": self.metric, "value": self.value, "diverged": self.diverged,
-                "n_nonfinite_sequences": self.n_nonfinite_sequences, "peak": self.peak}
+        return {
+            "metric": self.metric,
+            "value": self.value,
+            "diverged": self.diverged,
+            "n_nonfinite_sequences": self.n_nonfinite_sequences,
+            "peak": self.peak,
+        }
 
 
 def count_nonfinite_sequences(*arrays: np.ndarray) -> int:
@@ -64,9 +67,12 @@ def count_nonfinite_sequences(*arrays: np.ndarray) -> int:
 
 
 def classification_score(
-    train_features: np.ndarray, train_labels: np.ndarray,
-    test_features: np.ndarray, test_labels: np.ndarray,
-    C: float = 1.0, max_iter: int = 1000,
+    train_features: np.ndarray,
+    train_labels: np.ndarray,
+    test_features: np.ndarray,
+    test_labels: np.ndarray,
+    C: float = 1.0,
+    max_iter: int = 1000,
 ) -> Score:
     """Accuracy (%) of StandardScaler + LogisticRegression trained on final states."""
     bad = count_nonfinite_sequences(train_features, test_features)
@@ -79,9 +85,13 @@ def classification_score(
 
 
 def forecasting_score(
-    train_states: np.ndarray, train_u: np.ndarray,
-    test_states: np.ndarray, test_u: np.ndarray,
-    washout: int, lag: int, alpha: float = 1.0,
+    train_states: np.ndarray,
+    train_u: np.ndarray,
+    test_states: np.ndarray,
+    test_u: np.ndarray,
+    washout: int,
+    lag: int,
+    alpha: float = 1.0,
 ) -> Score:
     """Test NRMSE of StandardScaler + Ridge predicting u(k + lag) from y(k)."""
     bad = count_nonfinite_sequences(train_states, test_states)
@@ -100,12 +110,22 @@ def ridge_nrmse(x_fit: np.ndarray, y_fit: np.ndarray, x_eval: np.ndarray, y_eval
 
 
 def score_activations(
-    task, train_states: np.ndarray, test_states: np.ndarray, peaks: list[np.ndarray],
-    *, washout: int = 0, lag: int = 0, C: float = 1.0, max_iter: int = 1000, alpha: float = 1.0,
+    task,
+    train_states: np.ndarray,
+    test_states: np.ndarray,
+    peaks: list[np.ndarray],
+    *,
+    washout: int = 0,
+    lag: int = 0,
+    C: float = 1.0,
+    max_iter: int = 1000,
+    alpha: float = 1.0,
 ) -> Score:
     """The task's score of one reservoir run, with the peak |state| of the rollout if tracked."""
     if task.kind == "classification":
-        score = classification_score(train_states, task.train.label, test_states, task.test.label, C=C, max_iter=max_iter)
+        score = classification_score(
+            train_states, task.train.label, test_states, task.test.label, C=C, max_iter=max_iter
+        )
     else:
         score = forecasting_score(train_states, task.train.u, test_states, task.test.u, washout, lag, alpha=alpha)
     if peaks:
@@ -114,8 +134,16 @@ def score_activations(
 
 
 def validation_score(
-    task, train_states: np.ndarray, fraction: float, seed: int,
-    *, washout: int = 0, lag: int = 0, C: float = 1.0, max_iter: int = 1000, alpha: float = 1.0,
+    task,
+    train_states: np.ndarray,
+    fraction: float,
+    seed: int,
+    *,
+    washout: int = 0,
+    lag: int = 0,
+    C: float = 1.0,
+    max_iter: int = 1000,
+    alpha: float = 1.0,
 ) -> Score:
     """The task's score on a validation part carved from the training split only (the test
     split is never touched): the readout is fitted on the rest of the training split.
@@ -130,7 +158,9 @@ def validation_score(
         n_val = max(1, int(round(fraction * len(order))))
         fit, val = order[n_val:], order[:n_val]
         labels = task.train.label
-        return classification_score(train_states[fit], labels[fit], train_states[val], labels[val], C=C, max_iter=max_iter)
+        return classification_score(
+            train_states[fit], labels[fit], train_states[val], labels[val], C=C, max_iter=max_iter
+        )
     bad = count_nonfinite_sequences(train_states)
     if bad:
         return Score("nrmse", None, True, bad)
@@ -139,5 +169,6 @@ def validation_score(
     x, y = x.reshape(n_seq, -1, x.shape[-1]), y.reshape(n_seq, -1, y.shape[-1])
     cut = int(round((1 - fraction) * x.shape[1]))
     flat = lambda a: a.reshape(-1, a.shape[-1])  # noqa: E731
-    return Score("nrmse", ridge_nrmse(flat(x[:, :cut]), flat(y[:, :cut]), flat(x[:, cut:]), flat(y[:, cut:]), alpha),
-                 False, 0)
+    return Score(
+        "nrmse", ridge_nrmse(flat(x[:, :cut]), flat(y[:, :cut]), flat(x[:, cut:]), flat(y[:, cut:]), alpha), False, 0
+    )

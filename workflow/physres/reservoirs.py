@@ -25,8 +25,15 @@ class PhysicalEnsemble:
     in one program with input samples held for the RON's Delta t; activations are their readout
     coordinates (y_hat = psi(Q), or Q)."""
 
-    def __init__(self, seeds: list[int], reservoirs: list, reference_dt: float, sim_dt: float,
-                 divergence_bound: float, failed: list[bool] | None = None):
+    def __init__(
+        self,
+        seeds: list[int],
+        reservoirs: list,
+        reference_dt: float,
+        sim_dt: float,
+        divergence_bound: float,
+        failed: list[bool] | None = None,
+    ):
         self.seeds, self.stacked = list(seeds), stack_models(reservoirs)
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
         # starts whose pretraining failed: simulated with the others (one program), reported as
@@ -34,8 +41,14 @@ class PhysicalEnsemble:
         self.failed = np.zeros(len(self.seeds), bool) if failed is None else np.asarray(failed, bool)
 
     def _run(self, u, keep):
-        Q, peak = stacked_rollout(self.stacked, jnp.asarray(u), self.reference_dt, self.sim_dt, keep=keep,
-                                  divergence_bound=self.divergence_bound)
+        Q, peak = stacked_rollout(
+            self.stacked,
+            jnp.asarray(u),
+            self.reference_dt,
+            self.sim_dt,
+            keep=keep,
+            divergence_bound=self.divergence_bound,
+        )
         y_hat = eqx.filter_vmap(lambda reservoir, Q_s: reservoir.readout_coordinates(Q_s))(self.stacked, Q)
         y_hat, peak = np.array(y_hat), np.array(peak)
         y_hat[self.failed], peak[self.failed] = np.nan, np.inf
@@ -48,14 +61,31 @@ class PhysicalEnsemble:
         return self._run(u, "all")
 
 
-UNOPTIMIZED_ARCHITECTURE = ("ny", "nu", "n_robots", "n_pcs", "init_ranges", "gravity", "coriolis", "minimum_fraction",
-                            "gauss_points", "dynamics")
+UNOPTIMIZED_ARCHITECTURE = (
+    "ny",
+    "nu",
+    "n_robots",
+    "n_pcs",
+    "init_ranges",
+    "gravity",
+    "coriolis",
+    "minimum_fraction",
+    "gauss_points",
+    "dynamics",
+)
 
 
 def load_ensemble(
-    variant: str, paths: list[str], seeds: list[int], *, architecture: dict | None = None,
-    unoptimized: dict | None = None, reference_dt: float | None = None, sim_dt: float | None = None,
-    divergence_bound: float = float("inf"), task: str | None = None,
+    variant: str,
+    paths: list[str],
+    seeds: list[int],
+    *,
+    architecture: dict | None = None,
+    unoptimized: dict | None = None,
+    reference_dt: float | None = None,
+    sim_dt: float | None = None,
+    divergence_bound: float = float("inf"),
+    task: str | None = None,
 ) -> Ensemble:
     """The reservoirs of one variant for one (task, ny), one per seed.
 
@@ -70,13 +100,16 @@ def load_ensemble(
         return RONEnsemble(seeds, [load_ron(path) for path in paths])
     if variant in ("pretrained", "partial"):
         models, sidecars = zip(*map(load_checkpoint, paths))
-        return PhysicalEnsemble(seeds, list(models), reference_dt, sim_dt, divergence_bound,
-                                [training_failed(s) for s in sidecars])
+        return PhysicalEnsemble(
+            seeds, list(models), reference_dt, sim_dt, divergence_bound, [training_failed(s) for s in sidecars]
+        )
     if variant == "unoptimized":
         if task is None:
             raise ValueError("unoptimized: the task is needed to draw its robots and encoding")
         kwargs = {k: architecture[k] for k in UNOPTIMIZED_ARCHITECTURE}
-        models = [init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
-                  for seed in seeds]
+        models = [
+            init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
+            for seed in seeds
+        ]
         return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
     raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained")

@@ -31,8 +31,14 @@ from physres import pcs
 
 DYNAMICS = ("physres", "soromox")
 PARAMETER_NAMES = (
-    "length", "radius", "density", "young_modulus", "shear_modulus",
-    "damping_bending", "damping_axial", "damping_shear",
+    "length",
+    "radius",
+    "density",
+    "young_modulus",
+    "shear_modulus",
+    "damping_bending",
+    "damping_axial",
+    "damping_shear",
 )
 REST_STRAIN = (0.0, 1.0, 0.0)
 
@@ -46,7 +52,7 @@ def softplus_inverse(x: np.ndarray) -> np.ndarray:
 SOROMOX_GAUSS_POINTS = 5  # soromox's default quadrature per segment (PlanarPCSStructure)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS) -> sx.PlanarPCS:
     """A soromox PlanarPCS with n_pcs segments, built once eagerly; only its structure is used
     (``from_links`` validates values eagerly and cannot run under jit, ``with_params`` can).
@@ -55,8 +61,15 @@ def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS) -> sx.Pla
     """
     with jax.ensure_compile_time_eval():  # the first call may come from inside a jit trace
         links = [
-            sx.LinkSpec.circular(length=0.1, radius=0.02, density=1000.0, reference_strain=list(REST_STRAIN),
-                                 young_modulus=2000.0, shear_modulus=1000.0, damping=np.diag([1e-5, 1e-3, 1e-3]))
+            sx.LinkSpec.circular(
+                length=0.1,
+                radius=0.02,
+                density=1000.0,
+                reference_strain=list(REST_STRAIN),
+                young_modulus=2000.0,
+                shear_modulus=1000.0,
+                damping=np.diag([1e-5, 1e-3, 1e-3]),
+            )
             for _ in range(n_pcs)
         ]
         structure = sx.PlanarPCSStructure(num_gauss_points=gauss_points)
@@ -64,7 +77,9 @@ def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS) -> sx.Pla
 
 
 def pcs_robot(
-    theta: Float[Array, "n_pcs 8"], gravity: Float[Array, "2"], gauss_points: int = SOROMOX_GAUSS_POINTS,
+    theta: Float[Array, "n_pcs 8"],
+    gravity: Float[Array, 2],
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
 ) -> sx.PlanarPCS:
     """A differentiable soromox robot from physical segment parameters theta (traceable).
 
@@ -76,14 +91,23 @@ def pcs_robot(
     stiffness = jax.vmap(jnp.diag)(jnp.stack([E * inertia * L, E * area * L, G * area * L], axis=1))
     damping = jax.vmap(jnp.diag)(jnp.stack([d_b, d_a, d_s], axis=1))
     rest = jnp.broadcast_to(jnp.asarray(REST_STRAIN, theta.dtype), (theta.shape[0], 3))
-    link = sx.ContinuumLinkParams(length=L, density=rho, reference_strain=rest,
-                                  cross_section=sx.CrossSectionParams(coefficients=r[:, None]),
-                                  stiffness=stiffness, damping=damping)
+    link = sx.ContinuumLinkParams(
+        length=L,
+        density=rho,
+        reference_strain=rest,
+        cross_section=sx.CrossSectionParams(coefficients=r[:, None]),
+        stiffness=stiffness,
+        damping=damping,
+    )
     return pcs_template(theta.shape[0], gauss_points).with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
 
 
 def built_robot_acceleration(
-    robot: sx.PlanarPCS, q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"], coriolis: bool,
+    robot: sx.PlanarPCS,
+    q: Float[Array, " n"],
+    qdot: Float[Array, " n"],
+    tau: Float[Array, " n"],
+    coriolis: bool,
 ) -> Float[Array, " n"]:
     """q'' of one built robot (n = 3 n_pcs): B^-1 (tau - K q - D q' - G(q) [- C q'])."""
     B, coriolis_force, gravity_force = robot.dynamics_terms(q, qdot)
@@ -94,8 +118,13 @@ def built_robot_acceleration(
 
 
 def robot_acceleration(
-    theta: Float[Array, "n_pcs 8"], q: Float[Array, " n"], qdot: Float[Array, " n"], tau: Float[Array, " n"],
-    gravity: Float[Array, "2"], coriolis: bool, gauss_points: int = SOROMOX_GAUSS_POINTS,
+    theta: Float[Array, "n_pcs 8"],
+    q: Float[Array, " n"],
+    qdot: Float[Array, " n"],
+    tau: Float[Array, " n"],
+    gravity: Float[Array, 2],
+    coriolis: bool,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
 ) -> Float[Array, " n"]:
     """q'' of one robot given its physical parameters theta."""
     return built_robot_acceleration(pcs_robot(theta, gravity, gauss_points), q, qdot, tau, coriolis)
@@ -109,14 +138,17 @@ class RobotDynamics(eqx.Module):
     n_robots: int = eqx.field(static=True)
     coriolis: bool = eqx.field(static=True)
 
-    def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
+    def acceleration(
+        self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]
+    ) -> Float[Array, " ny"]:
         """Stacked accelerations Q'' of all robots (unbatched; vmap over samples)."""
         split = lambda x: x.reshape(self.n_robots, -1)  # noqa: E731
         per_robot = eqx.filter_vmap(built_robot_acceleration, in_axes=(eqx.if_array(0), 0, 0, 0, None))
         return per_robot(self.robots, split(Q), split(Qdot), split(T), self.coriolis).reshape(-1)
 
-    def accelerations(self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
-                      T: Float[Array, "batch ny"]) -> Float[Array, "batch ny"]:
+    def accelerations(
+        self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"], T: Float[Array, "batch ny"]
+    ) -> Float[Array, "batch ny"]:
         """Q'' for a batch of states."""
         return jax.vmap(self.acceleration)(Q, Qdot, T)
 
@@ -129,12 +161,15 @@ class PCSDynamics(eqx.Module):
     gauss_points: int = eqx.field(static=True)
     coriolis: bool = eqx.field(static=True)
 
-    def accelerations(self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
-                      T: Float[Array, "batch ny"]) -> Float[Array, "batch ny"]:
+    def accelerations(
+        self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"], T: Float[Array, "batch ny"]
+    ) -> Float[Array, "batch ny"]:
         """Q'' for a batch of states."""
         return pcs.accelerations(self.theta, Q, Qdot, T, self.gravity, self.gauss_points, self.coriolis)
 
-    def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
+    def acceleration(
+        self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]
+    ) -> Float[Array, " ny"]:
         """Q'' of one state."""
         return self.accelerations(Q[None], Qdot[None], T[None])[0]
 
@@ -171,20 +206,29 @@ class SoftRobots(eqx.Module):
         robots = eqx.filter_vmap(pcs_robot, in_axes=(0, None, None))(self.theta(), gravity, self.gauss_points)
         return RobotDynamics(robots, self.n_robots, self.coriolis)
 
-    def acceleration(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]) -> Float[Array, " ny"]:
+    def acceleration(
+        self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]
+    ) -> Float[Array, " ny"]:
         """Stacked accelerations Q'' of all robots (unbatched; vmap over samples)."""
         return self.build().acceleration(Q, Qdot, T)
 
-    def accelerations(self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"],
-                      T: Float[Array, "batch ny"]) -> Float[Array, "batch ny"]:
+    def accelerations(
+        self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"], T: Float[Array, "batch ny"]
+    ) -> Float[Array, "batch ny"]:
         """Q'' for a batch of states (the fused kernel wants the whole batch at once)."""
         return self.build().accelerations(Q, Qdot, T)
 
 
 def sample_robots(
-    key: jax.Array, n_robots: int, n_pcs: int, init_ranges: dict[str, list[float]],
-    minimum_fraction: float = 0.01, gravity=(0.0, 0.0), coriolis: bool = False,
-    gauss_points: int = SOROMOX_GAUSS_POINTS, dynamics: str = "physres",
+    key: jax.Array,
+    n_robots: int,
+    n_pcs: int,
+    init_ranges: dict[str, list[float]],
+    minimum_fraction: float = 0.01,
+    gravity=(0.0, 0.0),
+    coriolis: bool = False,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    dynamics: str = "physres",
 ) -> SoftRobots:
     """theta_rob uniform in the paper's initialisation ranges (per segment); each parameter's
     lower bound theta_min is ``minimum_fraction`` times the low end of its range."""
@@ -195,5 +239,6 @@ def sample_robots(
     physical = jax.random.uniform(key, (n_robots, n_pcs, len(PARAMETER_NAMES)), minval=low, maxval=high)
     minimum = np.asarray(low) * minimum_fraction
     raw = jnp.asarray(softplus_inverse(np.asarray(physical) - minimum))
-    return SoftRobots(raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis,
-                      int(gauss_points), dynamics)
+    return SoftRobots(
+        raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis, int(gauss_points), dynamics
+    )

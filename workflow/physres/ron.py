@@ -72,13 +72,19 @@ def init_ron(
 def ron_from_config(seed: int, ny: int, nu: int, config: dict) -> RON:
     """init_ron with one entry of config.yaml's reference.configs (dt, spectral_radius,
     input_scaling, gamma, epsilon)."""
-    return init_ron(seed=seed, ny=ny, nu=nu, dt=config["dt"], spectral_radius_target=config["spectral_radius"],
-                    input_scaling=config["input_scaling"], gamma_range=config["gamma"], epsilon_range=config["epsilon"])
+    return init_ron(
+        seed=seed,
+        ny=ny,
+        nu=nu,
+        dt=config["dt"],
+        spectral_radius_target=config["spectral_radius"],
+        input_scaling=config["input_scaling"],
+        gamma_range=config["gamma"],
+        epsilon_range=config["epsilon"],
+    )
 
 
-def f_ref(
-    ron: RON, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[Array, " nu"]
-) -> Float[Array, " ny"]:
+def f_ref(ron: RON, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[Array, " nu"]) -> Float[Array, " ny"]:
     """Continuous RON acceleration y'' (unbatched; vmap for batches)."""
     return -ron.gamma * y - ron.epsilon * ydot + jnp.tanh(ron.W @ y + ron.V @ u + ron.b)
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physres.readout import score_activations, validation_score
 from physres.batching import activations
+from physres.readout import score_activations, validation_score
 from physres.ron import RON, RONEnsemble
 from physres.stats import HIGHER_IS_BETTER
 
@@ -40,18 +40,31 @@ def best_candidate(validation: dict[int, float | None], metric: str) -> int:
     return min(finite, key=lambda seed: (sign * finite[seed], seed))
 
 
-def select_ron(task, rons: dict[int, RON], fraction: float, split_seed: int, chunk_size: int,
-               readout: dict) -> Selection:
+def select_ron(
+    task, rons: dict[int, RON], fraction: float, split_seed: int, chunk_size: int, readout: dict
+) -> Selection:
     """Score every candidate on the validation part of ``task``'s training split, keep the best,
     and give its test score. ``readout``: washout, lag, C, max_iter, alpha (score_activations')."""
     washout = readout.get("washout", 0)
     seeds = list(rons)
-    train_states, _ = activations(RONEnsemble(seeds, [rons[s] for s in seeds]), task.train.u, task.kind, washout,
-                                  min(chunk_size, len(task.train.u)), desc="candidates")
+    train_states, _ = activations(
+        RONEnsemble(seeds, [rons[s] for s in seeds]),
+        task.train.u,
+        task.kind,
+        washout,
+        min(chunk_size, len(task.train.u)),
+        desc="candidates",
+    )
     scores = [validation_score(task, states, fraction, split_seed, **readout) for states in train_states]
     validation, metric = {seed: score.value for seed, score in zip(seeds, scores)}, scores[0].metric
     best = best_candidate(validation, metric)
-    test_states, _ = activations(RONEnsemble([best], [rons[best]]), task.test.u, task.kind, washout,
-                                 min(chunk_size, len(task.test.u)), desc="selected, test")
+    test_states, _ = activations(
+        RONEnsemble([best], [rons[best]]),
+        task.test.u,
+        task.kind,
+        washout,
+        min(chunk_size, len(task.test.u)),
+        desc="selected, test",
+    )
     test = score_activations(task, train_states[seeds.index(best)], test_states[0], [], **readout)
     return Selection(best, validation, metric, test.value)

@@ -45,9 +45,16 @@ def held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps):
     reference_dt and steps may be traced, so one compiled rollout serves every RON time step.
     """
     solution = diffrax.diffeqsolve(
-        diffrax.ODETerm(_vector_field), diffrax.Euler(), t0=0.0, t1=reference_dt, dt0=reference_dt / steps,
-        y0=state, args=(reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k)),
-        saveat=diffrax.SaveAt(t1=True), stepsize_controller=diffrax.ConstantStepSize(), max_steps=None,
+        diffrax.ODETerm(_vector_field),
+        diffrax.Euler(),
+        t0=0.0,
+        t1=reference_dt,
+        dt0=reference_dt / steps,
+        y0=state,
+        args=(reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k)),
+        saveat=diffrax.SaveAt(t1=True),
+        stepsize_controller=diffrax.ConstantStepSize(),
+        max_steps=None,
         throw=False,  # a diverging state is reported by the caller, never raised mid-rollout
     )
     return jax.tree_util.tree_map(lambda x: x[-1], solution.ys)
@@ -96,12 +103,23 @@ def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound):
     if keep not in ("final", "all"):
         raise ValueError(f"keep must be 'final' or 'all', got {keep!r}")
     steps = n_substeps(reference_dt, sim_dt)
-    return (jnp.asarray(u), jnp.asarray(reference_dt), jnp.asarray(steps), keep,
-            jnp.asarray(divergence_bound, dtype=float))
+    return (
+        jnp.asarray(u),
+        jnp.asarray(reference_dt),
+        jnp.asarray(steps),
+        keep,
+        jnp.asarray(divergence_bound, dtype=float),
+    )
 
 
-def physical_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
-                     keep: Keep = "all", divergence_bound: float = float("inf")):
+def physical_rollout(
+    reservoir,
+    u: Float[Array, "batch time nu"],
+    reference_dt: float,
+    sim_dt: float,
+    keep: Keep = "all",
+    divergence_bound: float = float("inf"),
+):
     """Q after each input sample, (batch, time, ny) for keep="all" or (batch, ny) for
     keep="final", and the peak max(|Q|, |Q'|) over the rollout per sequence, (batch,).
 
@@ -111,8 +129,14 @@ def physical_rollout(reservoir, u: Float[Array, "batch time nu"], reference_dt: 
     return _single_rollout(reservoir, *_checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound))
 
 
-def stacked_rollout(reservoirs, u: Float[Array, "batch time nu"], reference_dt: float, sim_dt: float,
-                    keep: Keep = "all", divergence_bound: float = float("inf")):
+def stacked_rollout(
+    reservoirs,
+    u: Float[Array, "batch time nu"],
+    reference_dt: float,
+    sim_dt: float,
+    keep: Keep = "all",
+    divergence_bound: float = float("inf"),
+):
     """``physical_rollout`` of S reservoirs stacked along a leading axis (see
     ``physres.physical.stack_models``) on the same inputs, in one compiled program: Q of shape
     (S, batch, time, ny) or (S, batch, ny) and the peak (S, batch)."""

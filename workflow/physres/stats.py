@@ -60,10 +60,19 @@ def significance_table(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
                 continue
             x, y = rank_test_values(ours), rank_test_values(base)
             p = mann_whitney_p(x, y, higher)
-            rows.append({"task": task, "ny": ny, "baseline": baseline, "metric": "p_value", "p_value": p,
-                         "n_pretrained": len(x), "n_baseline": len(y),
-                         "n_nan_runs": len(ours) + len(base) - len(x) - len(y),
-                         "significant": bool(p < alpha)})
+            rows.append(
+                {
+                    "task": task,
+                    "ny": ny,
+                    "baseline": baseline,
+                    "metric": "p_value",
+                    "p_value": p,
+                    "n_pretrained": len(x),
+                    "n_baseline": len(y),
+                    "n_nan_runs": len(ours) + len(base) - len(x) - len(y),
+                    "significant": bool(p < alpha),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -90,32 +99,60 @@ def summary(cells: pd.DataFrame, significance: pd.DataFrame | None = None, paper
     def add(quantity, values, paper=np.nan):
         values = np.asarray(values, float)
         ok = values[np.isfinite(values)]
-        rows.append({"quantity": quantity, "value": 100.0 * float(np.mean(ok)) if len(ok) else np.nan,
-                     "unit": "%", "n_cells": len(ok), "paper": paper, "paper_unit": "%"})
+        rows.append(
+            {
+                "quantity": quantity,
+                "value": 100.0 * float(np.mean(ok)) if len(ok) else np.nan,
+                "unit": "%",
+                "n_cells": len(ok),
+                "paper": paper,
+                "paper_unit": "%",
+            }
+        )
 
     metric = cells["metric"]
-    add("share of RON performance retained",
+    add(
+        "share of RON performance retained",
         [performance(p, m) / performance(r, m) for p, r, m in zip(cells["pretrained"], cells["ron"], metric)],
-        paper=paper.get("share_retained", np.nan))
+        paper=paper.get("share_retained", np.nan),
+    )
     for baseline in BASELINES:
-        add(f"mean relative improvement over {baseline}",
+        add(
+            f"mean relative improvement over {baseline}",
             [relative_improvement(p, b, m) for p, b, m in zip(cells["pretrained"], cells[baseline], metric)],
-            paper=paper_improvement.get(baseline, np.nan))
+            paper=paper_improvement.get(baseline, np.nan),
+        )
     changes = {}
     for task, rows_task in cells.groupby("task", sort=False):
         small, large = rows_task.loc[rows_task["ny"].idxmin()], rows_task.loc[rows_task["ny"].idxmax()]
         if small["ny"] != large["ny"]:
-            changes[task] = (relative_improvement(large["pretrained"], small["pretrained"], small["metric"]),
-                             int(small["ny"]), int(large["ny"]))
+            changes[task] = (
+                relative_improvement(large["pretrained"], small["pretrained"], small["metric"]),
+                int(small["ny"]),
+                int(large["ny"]),
+            )
     if changes:
         low, high = min(c[1] for c in changes.values()), max(c[2] for c in changes.values())
-        add(f"improvement of pretrained from ny = {low} to {high}, mean over tasks",
-            [c[0] for c in changes.values()], paper=paper.get("scaling", np.nan))
+        add(
+            f"improvement of pretrained from ny = {low} to {high}, mean over tasks",
+            [c[0] for c in changes.values()],
+            paper=paper.get("scaling", np.nan),
+        )
         for task, (change, small_ny, large_ny) in changes.items():
-            add(f"improvement of pretrained from ny = {small_ny} to {large_ny}: {task}", [change],
-                paper=paper_changes.get(task, np.nan))
+            add(
+                f"improvement of pretrained from ny = {small_ny} to {large_ny}: {task}",
+                [change],
+                paper=paper_changes.get(task, np.nan),
+            )
     if significance is not None and len(significance):
-        rows.append({"quantity": "significant comparisons (p < alpha)", "value": float(significance["significant"].sum()),
-                     "unit": f"of {len(significance)}", "n_cells": len(significance),
-                     "paper": float(paper.get("significant", np.nan)), "paper_unit": f"of {paper.get('comparisons', '?')}"})
+        rows.append(
+            {
+                "quantity": "significant comparisons (p < alpha)",
+                "value": float(significance["significant"].sum()),
+                "unit": f"of {len(significance)}",
+                "n_cells": len(significance),
+                "paper": float(paper.get("significant", np.nan)),
+                "paper_unit": f"of {paper.get('comparisons', '?')}",
+            }
+        )
     return pd.DataFrame(rows)

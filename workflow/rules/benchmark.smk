@@ -8,22 +8,22 @@ rule rollout_ron:
         data=results_path("data/{task}.h5"),
     output:
         h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
+    log:
+        log_path("rollout_ron", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("rollout_ron/{task}_ny{ny}_{variant}.tsv")
     wildcard_constraints:
         variant="ron",
+    conda:
+        "../envs/physres.yaml"
+    threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
+    resources:
+        **resources_for("rollout_ron"),
     params:
         seeds=REF_SEEDS,
         chunk_size=config["reference"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("rollout_ron", "{task}_ny{ny}_{variant}"),
-    benchmark:
-        benchmark_path("rollout_ron/{task}_ny{ny}_{variant}.tsv")
-    threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
-    resources:
-        **resources_for("rollout_ron"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/rollout.py"
 
@@ -35,8 +35,17 @@ rule rollout_physical:
         data=results_path("data/{task}.h5"),
     output:
         h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
+    log:
+        log_path("rollout_physical", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("rollout_physical/{task}_ny{ny}_{variant}.tsv")
     wildcard_constraints:
         variant="|".join(PHYSICAL_VARIANTS),
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("rollout_physical"),
     params:
         seeds=PRETRAIN_SEEDS,
         architecture=architecture,
@@ -47,15 +56,6 @@ rule rollout_physical:
         chunk_size=config["benchmark"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("rollout_physical", "{task}_ny{ny}_{variant}"),
-    benchmark:
-        benchmark_path("rollout_physical/{task}_ny{ny}_{variant}.tsv")
-    threads: 1
-    resources:
-        **resources_for("rollout_physical"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/rollout.py"
 
@@ -66,17 +66,17 @@ rule readout:
         data=results_path("data/{task}.h5"),
     output:
         json=results_path("scores/{task}/ny{ny}/{variant}.json"),
-    params:
-        washout=lambda wc: task_param(wc.task, "washout", 0),
-        lag=lambda wc: task_param(wc.task, "lag", 0),
-        rollout_rule=lambda wc: "rollout_ron" if wc.variant == "ron" else "rollout_physical",
-        **config["readout"],
     log:
         log_path("readout", "{task}_ny{ny}_{variant}"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("readout"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        **config["readout"],
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        lag=lambda wc: task_param(wc.task, "lag", 0),
+        rollout_rule=lambda wc: "rollout_ron" if wc.variant == "ron" else "rollout_physical",
     script:
         "../scripts/readout.py"

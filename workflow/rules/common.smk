@@ -83,8 +83,13 @@ SELECTED_RON = results_path("reference/{task}/ny{ny}/selected.h5")
 def readout_params(task):
     """Keyword arguments of physres.readout's scores for one task."""
     readout = config["readout"]
-    return {"washout": task_param(task, "washout", 0), "lag": task_param(task, "lag", 0),
-            "C": readout["logistic_C"], "max_iter": readout["logistic_max_iter"], "alpha": readout["ridge_alpha"]}
+    return {
+        "washout": task_param(task, "washout", 0),
+        "lag": task_param(task, "lag", 0),
+        "C": readout["logistic_C"],
+        "max_iter": readout["logistic_max_iter"],
+        "alpha": readout["ridge_alpha"],
+    }
 
 
 def task_n_u(task):
@@ -94,11 +99,17 @@ def task_n_u(task):
 def all_targets():
     targets = [results_path(f"tables/ron_reference.{ext}") for ext in ("csv", "md", "tex")]
     targets += expand(results_path("datasets/{task}/ny{ny}.h5"), task=TASKS, ny=DIMS)
-    targets += [results_path(f"tables/{name}.{ext}") for name in ("pretraining", "pretraining_summary")
-                for ext in ("csv", "md", "tex")]
+    targets += [
+        results_path(f"tables/{name}.{ext}")
+        for name in ("pretraining", "pretraining_summary")
+        for ext in ("csv", "md", "tex")
+    ]
     targets += [results_path(f"figures/pretraining_trajectories.{ext}") for ext in ("pdf", "png")]
-    targets += [results_path(f"tables/{name}.{ext}") for name in ("benchmark", "significance", "summary")
-                for ext in ("csv", "md", "tex")]
+    targets += [
+        results_path(f"tables/{name}.{ext}")
+        for name in ("benchmark", "significance", "summary")
+        for ext in ("csv", "md", "tex")
+    ]
     targets += [results_path(f"figures/scalability.{ext}") for ext in ("pdf", "png")]
     targets += [results_path(f"tables/flops.{ext}") for ext in ("csv", "md", "tex")]
     targets += [results_path(f"figures/flops.{ext}") for ext in ("pdf", "png")]
@@ -125,11 +136,19 @@ def architecture(wc):
     n_robots, n_pcs = robot_layout(config, wc.ny)
     robot = config["robot"]
     return {
-        "ny": int(wc.ny), "nu": task_n_u(wc.task), "n_robots": n_robots, "n_pcs": n_pcs,
-        "init_ranges": robot["init_ranges"], "controller": config["pretrain"]["controller"],
-        "sigma": config["pretrain"]["map_sigma_init"], "s_min": config["pretrain"]["map_s_min"],
-        "gravity": robot["gravity"], "coriolis": robot["coriolis"], "minimum_fraction": robot["minimum_fraction"],
-        "gauss_points": robot["gauss_points"], "dynamics": robot["dynamics"],
+        "ny": int(wc.ny),
+        "nu": task_n_u(wc.task),
+        "n_robots": n_robots,
+        "n_pcs": n_pcs,
+        "init_ranges": robot["init_ranges"],
+        "controller": config["pretrain"]["controller"],
+        "sigma": config["pretrain"]["map_sigma_init"],
+        "s_min": config["pretrain"]["map_s_min"],
+        "gravity": robot["gravity"],
+        "coriolis": robot["coriolis"],
+        "minimum_fraction": robot["minimum_fraction"],
+        "gauss_points": robot["gauss_points"],
+        "dynamics": robot["dynamics"],
     }
 
 
@@ -152,8 +171,13 @@ def reservoir_files(wc):
     if wc.variant == "ron":
         return expand(results_path("reference/{task}/ny{ny}/seed{seed}.h5"), task=wc.task, ny=wc.ny, seed=REF_SEEDS)
     if wc.variant in PHYSICAL_MODE:
-        return expand(results_path("pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx"), task=wc.task, ny=wc.ny,
-                      mode=PHYSICAL_MODE[wc.variant], seed=config["pretrain"]["seeds"])
+        return expand(
+            results_path("pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx"),
+            task=wc.task,
+            ny=wc.ny,
+            mode=PHYSICAL_MODE[wc.variant],
+            seed=config["pretrain"]["seeds"],
+        )
     return []
 
 

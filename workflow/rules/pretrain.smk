@@ -7,6 +7,15 @@ rule pretrain:
     output:
         models=expand(results_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
         sidecars=expand(results_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json"), seed=PRETRAIN_SEEDS),
+    log:
+        log_path("pretrain", "{task}_ny{ny}_{mode}"),
+    benchmark:
+        benchmark_path("pretrain/{task}_ny{ny}_{mode}.tsv")
+    conda:
+        "../envs/physres.yaml"
+    threads: 1  # XLA runs these small batched steps on one core; two jobs share 2 cores
+    resources:
+        **resources_for("pretrain"),
     params:
         architecture=architecture,
         seeds=PRETRAIN_SEEDS,
@@ -14,15 +23,6 @@ rule pretrain:
         checkpoint_every=config["pretrain"]["checkpoint_every"],
         resume=results_path("pretrain/{task}/ny{ny}/{mode}/resume.eqx"),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("pretrain", "{task}_ny{ny}_{mode}"),
-    benchmark:
-        benchmark_path("pretrain/{task}_ny{ny}_{mode}.tsv")
-    threads: 1  # XLA runs these small batched steps on one core; two jobs share 2 cores
-    resources:
-        **resources_for("pretrain"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/pretrain.py"
 
@@ -37,18 +37,18 @@ rule evaluate_pretraining:
     output:
         json=results_path("pretrain/{task}/ny{ny}/{mode}/evaluation.json"),
         trajectories=results_path("pretrain/{task}/ny{ny}/{mode}/trajectories.h5"),
-    params:
-        **config["evaluation"],
-        sim_dt=config["simulation"]["dt"],
-        x64=config["numerics"]["x64"],
     log:
         log_path("evaluate_pretraining", "{task}_ny{ny}_{mode}"),
     benchmark:
         benchmark_path("evaluate_pretraining/{task}_ny{ny}_{mode}.tsv")
+    conda:
+        "../envs/physres.yaml"
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("evaluate_pretraining"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        **config["evaluation"],
+        sim_dt=config["simulation"]["dt"],
+        x64=config["numerics"]["x64"],
     script:
         "../scripts/evaluate_pretraining.py"

@@ -4,18 +4,18 @@
 rule reference_ron:
     output:
         h5=expand(results_path("reference/{{task}}/ny{{ny}}/seed{seed}.h5"), seed=REF_SEEDS),
+    log:
+        log_path("reference_ron", "{task}_ny{ny}"),
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("reference_ron"),
     params:
         seeds=REF_SEEDS,
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
         n_u=lambda wc: task_n_u(wc.task),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("reference_ron", "{task}_ny{ny}"),
-    threads: 1
-    resources:
-        **resources_for("reference_ron"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/reference_ron.py"
 
@@ -26,6 +26,15 @@ rule select_reference:
     output:
         h5=results_path("reference/{task}/ny{ny}/selected.h5"),
         json=results_path("reference/{task}/ny{ny}/selection.json"),
+    log:
+        log_path("select_reference", "{task}_ny{ny}"),
+    benchmark:
+        benchmark_path("select_reference/{task}_ny{ny}.tsv")
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("select_reference"),
     params:
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
         n_u=lambda wc: task_n_u(wc.task),
@@ -36,15 +45,6 @@ rule select_reference:
         chunk_size=config["reference"]["chunk_size"],
         readout=lambda wc: readout_params(wc.task),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("select_reference", "{task}_ny{ny}"),
-    benchmark:
-        benchmark_path("select_reference/{task}_ny{ny}.tsv")
-    threads: 1
-    resources:
-        **resources_for("select_reference"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/select_reference.py"
 
@@ -55,18 +55,18 @@ rule pretraining_dataset:
         data=results_path("data/{task}.h5"),
     output:
         h5=results_path("datasets/{task}/ny{ny}.h5"),
-    params:
-        **config["pretraining_dataset"],
-        chunk_size=config["reference"]["chunk_size"],
-        x64=config["numerics"]["x64"],
     log:
         log_path("pretraining_dataset", "{task}_ny{ny}"),
     benchmark:
         benchmark_path("pretraining_dataset/{task}_ny{ny}.tsv")
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretraining_dataset"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        **config["pretraining_dataset"],
+        chunk_size=config["reference"]["chunk_size"],
+        x64=config["numerics"]["x64"],
     script:
         "../scripts/pretraining_dataset.py"

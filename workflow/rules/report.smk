@@ -18,18 +18,20 @@ rule ron_reference_table:
         tex=results_path("tables/ron_reference.tex"),
     log:
         log_path("ron_reference_table"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("ron_reference_table"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/ron_reference_table.py"
 
 
 rule pretraining_table:
     input:
-        evaluations=expand(results_path("pretrain/{task}/ny{ny}/{mode}/evaluation.json"), task=TASKS, ny=DIMS, mode=MODES),
+        evaluations=expand(
+            results_path("pretrain/{task}/ny{ny}/{mode}/evaluation.json"), task=TASKS, ny=DIMS, mode=MODES
+        ),
     output:
         csv=results_path("tables/pretraining.csv"),
         html=report(
@@ -51,15 +53,15 @@ rule pretraining_table:
         ),
         summary_md=results_path("tables/pretraining_summary.md"),
         summary_tex=results_path("tables/pretraining_summary.tex"),
-    params:
-        layouts=config["robot"]["layouts"],
     log:
         log_path("pretraining_table"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretraining_table"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        layouts=config["robot"]["layouts"],
     script:
         "../scripts/pretraining_table.py"
 
@@ -78,16 +80,16 @@ rule pretraining_figure:
             subcategory="Figures",
             labels={"figure": "Pretraining trajectories (Fig. 3)"},
         ),
-    params:
-        modes=MODES,
-        title=f"{TASK_LABEL[FIGURE_TASK]}, $n_y$ = {FIGURE_NY}",
     log:
         log_path("pretraining_figure"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretraining_figure"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        modes=MODES,
+        title=f"{TASK_LABEL[FIGURE_TASK]}, $n_y$ = {FIGURE_NY}",
     script:
         "../scripts/pretraining_figure.py"
 
@@ -135,14 +137,14 @@ rule benchmark_tables:
             subcategory="Figures",
             labels={"figure": "Scalability"},
         ),
-    params:
-        alpha=config["benchmark"]["significance_level"],
     log:
         log_path("benchmark_tables"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("benchmark_tables"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        alpha=config["benchmark"]["significance_level"],
     script:
         "../scripts/benchmark_tables.py"

@@ -22,30 +22,47 @@ rule flops:
             subcategory="Digital inference cost",
             labels={"figure": "Digital inference FLOPs"},
         ),
-    params:
-        config={key: config[key] for key in ("tasks", "data")},
-        dimensions=DIMS,
     log:
         log_path("flops"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("flops"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        config={key: config[key] for key in ("tasks", "data")},
+        dimensions=DIMS,
     script:
         "../scripts/flops.py"
 
 
 rule coriolis_ablation:
     input:
-        models=lambda wc: expand(results_path("pretrain/{task}/ny{ny}/full/seed{seed}.eqx"), task=CORIOLIS["task"],
-                                 ny=wc.ny, seed=PRETRAIN_SEEDS),
-        sidecars=lambda wc: expand(results_path("pretrain/{task}/ny{ny}/full/seed{seed}.json"), task=CORIOLIS["task"],
-                                   ny=wc.ny, seed=PRETRAIN_SEEDS),
+        models=lambda wc: expand(
+            results_path("pretrain/{task}/ny{ny}/full/seed{seed}.eqx"),
+            task=CORIOLIS["task"],
+            ny=wc.ny,
+            seed=PRETRAIN_SEEDS,
+        ),
+        sidecars=lambda wc: expand(
+            results_path("pretrain/{task}/ny{ny}/full/seed{seed}.json"),
+            task=CORIOLIS["task"],
+            ny=wc.ny,
+            seed=PRETRAIN_SEEDS,
+        ),
         data=results_path(f"data/{CORIOLIS['task']}.h5"),
     output:
         json=results_path("supplementary/coriolis/ny{ny}.json"),
         strains=results_path("supplementary/coriolis/ny{ny}_strains.h5"),
+    log:
+        log_path("coriolis_ablation", "ny{ny}"),
+    benchmark:
+        benchmark_path("coriolis_ablation/ny{ny}.tsv")
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("coriolis_ablation"),
     params:
         task=CORIOLIS["task"],
         reference_dt=lambda wc: ron_config(config, CORIOLIS["task"], wc.ny)["dt"],
@@ -56,15 +73,6 @@ rule coriolis_ablation:
         lag=task_param(CORIOLIS["task"], "lag", 0),
         alpha=config["readout"]["ridge_alpha"],
         x64=config["numerics"]["x64"],
-    log:
-        log_path("coriolis_ablation", "ny{ny}"),
-    benchmark:
-        benchmark_path("coriolis_ablation/ny{ny}.tsv")
-    threads: 1
-    resources:
-        **resources_for("coriolis_ablation"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/coriolis_ablation.py"
 
@@ -92,15 +100,15 @@ rule coriolis_table:
             subcategory="Coriolis and centrifugal forces",
             labels={"figure": "Strains with and without Coriolis"},
         ),
-    params:
-        title=f"{TASK_LABEL[CORIOLIS['task']]}, $n_y$ = {CORIOLIS_DIMS[0]}",
     log:
         log_path("coriolis_table"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("coriolis_table"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        title=f"{TASK_LABEL[CORIOLIS['task']]}, $n_y$ = {CORIOLIS_DIMS[0]}",
     script:
         "../scripts/coriolis_table.py"
 
@@ -116,8 +124,17 @@ rule pretrain_simplified:
     output:
         models=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
         sidecars=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json"), seed=PRETRAIN_SEEDS),
+    log:
+        log_path("pretrain_simplified", "{task}_ny{ny}_{mode}"),
+    benchmark:
+        benchmark_path("pretrain_simplified/{task}_ny{ny}_{mode}.tsv")
     wildcard_constraints:
         mode="full",
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("pretrain_simplified"),
     params:
         architecture=simplified_architecture,
         seeds=PRETRAIN_SEEDS,
@@ -125,15 +142,6 @@ rule pretrain_simplified:
         checkpoint_every=config["pretrain"]["checkpoint_every"],
         resume=simplified_path("pretrain/{task}/ny{ny}/{mode}/resume.eqx"),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("pretrain_simplified", "{task}_ny{ny}_{mode}"),
-    benchmark:
-        benchmark_path("pretrain_simplified/{task}_ny{ny}_{mode}.tsv")
-    threads: 1
-    resources:
-        **resources_for("pretrain_simplified"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/pretrain.py"
 
@@ -148,21 +156,21 @@ rule evaluate_simplified:
     output:
         json=simplified_path("pretrain/{task}/ny{ny}/{mode}/evaluation.json"),
         trajectories=simplified_path("pretrain/{task}/ny{ny}/{mode}/trajectories.h5"),
-    wildcard_constraints:
-        mode="full",
-    params:
-        **config["evaluation"],
-        sim_dt=config["simulation"]["dt"],
-        x64=config["numerics"]["x64"],
     log:
         log_path("evaluate_simplified", "{task}_ny{ny}_{mode}"),
     benchmark:
         benchmark_path("evaluate_simplified/{task}_ny{ny}_{mode}.tsv")
+    wildcard_constraints:
+        mode="full",
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("evaluate_simplified"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        **config["evaluation"],
+        sim_dt=config["simulation"]["dt"],
+        x64=config["numerics"]["x64"],
     script:
         "../scripts/evaluate_pretraining.py"
 
@@ -174,8 +182,17 @@ rule rollout_simplified:
         data=results_path("data/{task}.h5"),
     output:
         h5=simplified_path("activations/{task}/ny{ny}/{variant}.h5"),
+    log:
+        log_path("rollout_simplified", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("rollout_simplified/{task}_ny{ny}_{variant}.tsv")
     wildcard_constraints:
         variant="pretrained",
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("rollout_simplified"),
     params:
         seeds=PRETRAIN_SEEDS,
         architecture=simplified_architecture,
@@ -186,15 +203,6 @@ rule rollout_simplified:
         chunk_size=config["benchmark"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
-    log:
-        log_path("rollout_simplified", "{task}_ny{ny}_{variant}"),
-    benchmark:
-        benchmark_path("rollout_simplified/{task}_ny{ny}_{variant}.tsv")
-    threads: 1
-    resources:
-        **resources_for("rollout_simplified"),
-    conda:
-        "../envs/physres.yaml"
     script:
         "../scripts/rollout.py"
 
@@ -205,18 +213,18 @@ rule readout_simplified:
         data=results_path("data/{task}.h5"),
     output:
         json=simplified_path("scores/{task}/ny{ny}/{variant}.json"),
-    params:
-        washout=lambda wc: task_param(wc.task, "washout", 0),
-        lag=lambda wc: task_param(wc.task, "lag", 0),
-        rollout_rule="rollout_simplified",
-        **config["readout"],
     log:
         log_path("readout_simplified", "{task}_ny{ny}_{variant}"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("readout_simplified"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        **config["readout"],
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        lag=lambda wc: task_param(wc.task, "lag", 0),
+        rollout_rule="rollout_simplified",
     script:
         "../scripts/readout.py"
 
@@ -228,7 +236,9 @@ rule simplified_table:
         simplified_evaluations=expand(
             simplified_path("pretrain/{task}/ny{ny}/full/evaluation.json"), task=SIMPLIFIED_TASKS, ny=DIMS
         ),
-        simplified_scores=expand(simplified_path("scores/{task}/ny{ny}/pretrained.json"), task=SIMPLIFIED_TASKS, ny=DIMS),
+        simplified_scores=expand(
+            simplified_path("scores/{task}/ny{ny}/pretrained.json"), task=SIMPLIFIED_TASKS, ny=DIMS
+        ),
     output:
         csv=results_path("tables/simplified_controllers.csv"),
         html=report(
@@ -240,15 +250,15 @@ rule simplified_table:
         ),
         md=results_path("tables/simplified_controllers.md"),
         tex=results_path("tables/simplified_controllers.tex"),
-    params:
-        main_controller=config["pretrain"]["controller"],
-        config={key: config[key] for key in ("tasks", "data")},
     log:
         log_path("simplified_table"),
+    conda:
+        "../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("simplified_table"),
-    conda:
-        "../envs/physres.yaml"
+    params:
+        main_controller=config["pretrain"]["controller"],
+        config={key: config[key] for key in ("tasks", "data")},
     script:
         "../scripts/simplified_table.py"

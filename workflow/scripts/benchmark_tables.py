@@ -1,13 +1,20 @@
 """The PRC benchmark's tables (Table 2, significance, summary) and the scalability figure."""
+
 from pathlib import Path
 
 from physres.figures import save_figure, scalability_figure
-from physres.io import setup_logging
-from physres.stats import significance_table, summary
 from physres.formats import load_scores
+from physres.io import setup_logging
 from physres.names import TASK_LABEL
-from physres.tables import (benchmark_cells, benchmark_table, load_selections, render_benchmark,
-                            render_significance, render_summary)
+from physres.stats import significance_table, summary
+from physres.tables import (
+    benchmark_cells,
+    benchmark_table,
+    load_selections,
+    render_benchmark,
+    render_significance,
+    render_summary,
+)
 
 log = setup_logging(snakemake.log[0])
 p, out = snakemake.params, snakemake.output

@@ -1,4 +1,5 @@
 """Coriolis ablation of one ny: every fully pretrained start simulated with and without C q'."""
+
 from physres.checkpoint import load_checkpoint, training_failed
 from physres.coriolis import ablate
 from physres.data import read_task
@@ -17,11 +18,13 @@ for path in snakemake.input.models:
         log.warning("seed %d: pretraining failed; no ablation", seed)
         rows.append({"seed": seed, "diverged": True, "failed": True})
         continue
-    row, q_nc, q_c = ablate(model, task, p.reference_dt, p.sim_dt, p.fine_dt, p.divergence_bound,
-                            p.washout, p.lag, p.alpha)
+    row, q_nc, q_c = ablate(
+        model, task, p.reference_dt, p.sim_dt, p.fine_dt, p.divergence_bound, p.washout, p.lag, p.alpha
+    )
     log.info("seed %d: %s", seed, row)
     rows.append({"seed": seed, **row})
     strains[seed] = (q_nc[0], q_c[0])  # first test sequence: (K, ny)
 write_strains(snakemake.output.strains, p.reference_dt, strains, [r["seed"] for r in rows])
-write_json(snakemake.output.json, {"task": p.task, "ny": int(wc.ny), "sim_dt": p.sim_dt, "fine_dt": p.fine_dt,
-                                   "runs": rows})
+write_json(
+    snakemake.output.json, {"task": p.task, "ny": int(wc.ny), "sim_dt": p.sim_dt, "fine_dt": p.fine_dt, "runs": rows}
+)

@@ -1,4 +1,5 @@
 """results/tables/coriolis.* and results/figures/coriolis_strains.*: the paper's Coriolis table and figure."""
+
 from pathlib import Path
 
 import numpy as np
@@ -15,5 +16,8 @@ render_coriolis(table, Path(snakemake.output.csv).with_suffix(""), paper)
 log.info("\n%s", table.to_string())
 pairs, dt = read_strains(snakemake.input.strains[0])  # the first ny: its first start with both rollouts bounded
 start = first_bounded_start(np.stack([np.concatenate(pair, axis=-1) for pair in pairs])) if pairs else None
-save_figure(strain_figure(None if start is None else pairs[start], dt, snakemake.params.title),
-            snakemake.output.pdf, snakemake.output.png)
+save_figure(
+    strain_figure(None if start is None else pairs[start], dt, snakemake.params.title),
+    snakemake.output.pdf,
+    snakemake.output.png,
+)

@@ -1,4 +1,5 @@
 """Test RMSE of accelerations and trajectory NRMSE of the mapped physical rollout vs the RON."""
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -29,12 +30,27 @@ for model, seed, y_hat, peak, is_failed in zip(models, seeds, y_hats, peaks, fai
     is_diverged = diverged(peak, p.divergence_bound)
     nrmse = None if is_diverged else trajectory_nrmse(y_ref, y_hat)
     rmse = None if is_failed else float(acceleration_rmse(model, test))
-    log.info("seed %d: test RMSE %s, trajectory NRMSE %s%s", seed, rmse, nrmse,
-             " (training failed)" if is_failed else " (diverged)" if is_diverged else "")
-    results.append({"seed": seed, "test_rmse": rmse if rmse is not None and np.isfinite(rmse) else None,
-                    "trajectory_nrmse": nrmse, "diverged": is_diverged, "failed": is_failed})
+    log.info(
+        "seed %d: test RMSE %s, trajectory NRMSE %s%s",
+        seed,
+        rmse,
+        nrmse,
+        " (training failed)" if is_failed else " (diverged)" if is_diverged else "",
+    )
+    results.append(
+        {
+            "seed": seed,
+            "test_rmse": rmse if rmse is not None and np.isfinite(rmse) else None,
+            "trajectory_nrmse": nrmse,
+            "diverged": is_diverged,
+            "failed": is_failed,
+        }
+    )
 
-write_json(snakemake.output.json, {"task": wc.task, "ny": int(wc.ny), "mode": wc.mode,
-                                   "n_steps": int(u.shape[1]), "seeds": results})
-write_trajectories(snakemake.output.trajectories,
-                   Trajectories(y_ref, y_hats, np.asarray([r["seed"] for r in results]), ron.dt))
+write_json(
+    snakemake.output.json,
+    {"task": wc.task, "ny": int(wc.ny), "mode": wc.mode, "n_steps": int(u.shape[1]), "seeds": results},
+)
+write_trajectories(
+    snakemake.output.trajectories, Trajectories(y_ref, y_hats, np.asarray([r["seed"] for r in results]), ron.dt)
+)

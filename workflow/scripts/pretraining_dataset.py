@@ -1,4 +1,5 @@
 """Sample the pretraining dataset of one (task, ny) in the box its reference RON visits."""
+
 from physres.data import read_task
 from physres.jobs import start_job
 from physres.pretraining_data import sample_dataset, visited_box, write_dataset
@@ -11,7 +12,14 @@ task = read_task(snakemake.input.data)
 box = visited_box(ron, task.train.u, p.chunk_size)
 log.info("box y [%s, %s]", box["y_low"], box["y_high"])
 dataset = sample_dataset(ron, box, p.m, p.split, p.seed)
-attrs = {"task": snakemake.wildcards.task, "ny": int(snakemake.wildcards.ny), "m": p.m, "split": p.split,
-         "seed": p.seed, "reference": snakemake.input.ron, "ron_dt": ron.dt}
+attrs = {
+    "task": snakemake.wildcards.task,
+    "ny": int(snakemake.wildcards.ny),
+    "m": p.m,
+    "split": p.split,
+    "seed": p.seed,
+    "reference": snakemake.input.ron,
+    "ron_dt": ron.dt,
+}
 write_dataset(snakemake.output.h5, dataset, box, attrs)
 log.info("wrote %s", {k: len(v["y"]) for k, v in dataset.items()})

@@ -1,10 +1,16 @@
 """results/tables/pretraining.{csv,md,tex}: the paper's Table 1; pretraining_summary: the
 figures its text states about it."""
+
 from pathlib import Path
 
 from physres.io import read_json, setup_logging
-from physres.tables import (pretraining_scores, pretraining_summary, pretraining_table, render_pretraining,
-                            render_pretraining_summary)
+from physres.tables import (
+    pretraining_scores,
+    pretraining_summary,
+    pretraining_table,
+    render_pretraining,
+    render_pretraining_summary,
+)
 
 log = setup_logging(snakemake.log[0])
 scores = pretraining_scores(read_json(p, rule="evaluate_pretraining") for p in snakemake.input.evaluations)

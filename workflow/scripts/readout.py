@@ -1,4 +1,5 @@
 """Train the readout on each seed's activations of one variant and score it on the test split."""
+
 from threadpoolctl import threadpool_limits
 
 from physres.data import read_task
@@ -12,10 +13,21 @@ wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 seeds = []
 for seed, train, test, peaks in read_activations(snakemake.input.activations, p.rollout_rule):
-    score = score_activations(task, train, test, peaks, washout=p.washout, lag=p.lag, C=p.logistic_C,
-                              max_iter=p.logistic_max_iter, alpha=p.ridge_alpha)
+    score = score_activations(
+        task,
+        train,
+        test,
+        peaks,
+        washout=p.washout,
+        lag=p.lag,
+        C=p.logistic_C,
+        max_iter=p.logistic_max_iter,
+        alpha=p.ridge_alpha,
+    )
     if score.diverged:
-        log.warning("seed %d diverged (%d non-finite sequences, peak %s)", seed, score.n_nonfinite_sequences, score.peak)
+        log.warning(
+            "seed %d diverged (%d non-finite sequences, peak %s)", seed, score.n_nonfinite_sequences, score.peak
+        )
     log.info("seed %d: %s = %s", seed, score.metric, score.value)
     seeds.append({"seed": seed, **score.as_dict()})
 write_scores(snakemake.output.json, wc.task, wc.ny, wc.variant, seeds)

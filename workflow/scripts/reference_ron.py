@@ -1,7 +1,7 @@
 """Sample the reference RONs of one (task, ny), one per seed, from its configuration."""
+
 from physres.jobs import start_job
-from physres.ron import save_ron
-from physres.ron import ron_from_config, spectral_radius
+from physres.ron import ron_from_config, save_ron, spectral_radius
 
 log = start_job(snakemake)
 cfg = snakemake.params.ron

@@ -1,18 +1,23 @@
 """results/tables/simplified_controllers.*: the paper's simplified-controller tables."""
+
 from pathlib import Path
 
-from physres.io import read_json, setup_logging
 from physres.formats import load_scores
+from physres.io import read_json, setup_logging
 from physres.tables import render_simplified, simplified_table
 
 log = setup_logging(snakemake.log[0])
 inputs, p = snakemake.input, snakemake.params
 supplementary = snakemake.config["supplementary"]
 runs = {
-    p.main_controller: ([read_json(path, rule="evaluate_pretraining") for path in inputs.evaluations],
-                        load_scores(inputs.scores)),
-    "simplified": ([read_json(path, rule="evaluate_simplified") for path in inputs.simplified_evaluations],
-                   load_scores(inputs.simplified_scores)),
+    p.main_controller: (
+        [read_json(path, rule="evaluate_pretraining") for path in inputs.evaluations],
+        load_scores(inputs.scores),
+    ),
+    "simplified": (
+        [read_json(path, rule="evaluate_simplified") for path in inputs.simplified_evaluations],
+        load_scores(inputs.simplified_scores),
+    ),
 }
 table = simplified_table(runs, p.config, supplementary["simplified"]["paper"])
 render_simplified(table, Path(snakemake.output.csv).with_suffix(""), supplementary["flops"]["paper"])

@@ -1,4 +1,5 @@
 """Build results/data/{task}.h5 for one task (the rule's name says which)."""
+
 from physres import data
 from physres.io import setup_logging
 

@@ -1,0 +1,30 @@
+"""Formatting and lint: ruff for the Python code, snakefmt for the Snakefile and the rules
+(settings in pyproject.toml). Fix with `ruff format workflow tests && ruff check --fix workflow
+tests && snakefmt Snakefile workflow/rules`."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE_FILES = ["Snakefile", "workflow/rules"]
+
+
+def run(*cmd: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *cmd], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ("ruff", "check", "workflow", "tests"),
+        ("ruff", "format", "--check", "workflow", "tests"),
+        ("snakefmt", "--check", *SNAKEMAKE_FILES),
+    ],
+    ids=["ruff-check", "ruff-format", "snakefmt"],
+)
+def test_code_is_formatted_and_lint_clean(cmd):
+    out = run(*cmd)
+    assert out.returncode == 0, f"{' '.join(cmd)}:\n{out.stdout[-4000:]}{out.stderr[-4000:]}"
