@@ -94,16 +94,21 @@ def test_unknown_key_lists_allowed_keys():
     assert "pretrain" in message and "'epoch' was unexpected" in message and "epochs" in message
 
 
-def test_snakemake_stops_before_any_job(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("dimensions: [6, 10]\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+def dry_run_with(tmp_path, overlay: str) -> subprocess.CompletedProcess:
+    """`snakemake -n` with one overlay config file of the given text."""
+    path = tmp_path / "overlay.yaml"
+    path.write_text(overlay)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_snakemake_stops_before_any_job(tmp_path):
+    result = dry_run_with(tmp_path, "dimensions: [6, 10]\n")
     assert result.returncode != 0
     assert "dimensions[1]: 10 is not a multiple of 3" in result.stdout + result.stderr
     assert "rule " not in result.stdout  # no job was even planned
@@ -111,15 +116,7 @@ def test_snakemake_stops_before_any_job(tmp_path):
 
 def test_resources_for_an_unknown_rule_names_the_rules(tmp_path):
     """A resources entry under a name that is no rule would silently fall back to the default."""
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("resources:\n  rollout: {mem_mb: 9000}\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = dry_run_with(tmp_path, "resources:\n  rollout: {mem_mb: 9000}\n")
     out = result.stdout + result.stderr
     assert result.returncode != 0
     assert "config resources: rollout is not a rule; allowed: default, " in out and "rollout_physical" in out

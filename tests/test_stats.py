@@ -89,8 +89,9 @@ def test_significance_table_counts_nan_runs():
     assert table.loc["partial", "n_nan_runs"] == 1 and table.loc["partial", "significant"]
 
 
-def test_summary_of_the_papers_table_2_gives_its_headline_figures():
-    cells = pd.DataFrame(
+def paper_cells() -> pd.DataFrame:
+    """The paper's Table 2 as summary cells: its RON and the means of its physical variants."""
+    return pd.DataFrame(
         [
             {
                 "task": r["task"],
@@ -102,6 +103,10 @@ def test_summary_of_the_papers_table_2_gives_its_headline_figures():
             for r in PAPER_TABLE_2
         ]
     )
+
+
+def test_summary_of_the_papers_table_2_gives_its_headline_figures():
+    cells = paper_cells()
     got = summary(cells).set_index("quantity")["value"].round(1)
     assert got["share of RON performance retained"] == 90.9
     assert got["mean relative improvement over unoptimized"] == 33.7
@@ -118,18 +123,7 @@ def test_summary_of_the_papers_table_2_gives_its_headline_figures():
 def test_summary_shows_config_paper_figures_beside_ours():
     """The paper's headline figures come from config.yaml (benchmark.paper_summary) and agree
     with what its own Table 2 gives, except the partial figure the paper states as 19.2 %."""
-    cells = pd.DataFrame(
-        [
-            {
-                "task": r["task"],
-                "ny": r["ny"],
-                "metric": "accuracy" if r["task"] in ("smnist", "adiac") else "nrmse",
-                "ron": r["ron"],
-                **{v: r[v][0] for v in ("unoptimized", "partial", "pretrained")},
-            }
-            for r in PAPER_TABLE_2
-        ]
-    )
+    cells = paper_cells()
     paper = CONFIG["benchmark"]["paper_summary"]
     significance = pd.DataFrame({"significant": [True, False]})
     table = summary(cells, significance, paper).set_index("quantity")
