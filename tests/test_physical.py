@@ -335,3 +335,30 @@ def test_unoptimized_reservoirs_are_drawn_per_task_ny_and_seed():
     assert not np.any(np.isclose(smnist[0], smnist[1]))  # nor between seeds
     with pytest.raises(ValueError, match="the task is needed"):
         load_ensemble("unoptimized", [], [0], architecture=architecture, unoptimized=unoptimized)
+
+
+def test_reservoirs_share_the_abstract_interface_and_check_their_layout():
+    """Both physical reservoirs are AbstractPhysicalReservoirs; the abstract one cannot be built,
+    and a reservoir whose robots do not have 3 strains per coordinate is refused at construction."""
+    from physres.physical import (
+        AbstractPhysicalReservoir,
+        PhysicalReservoir,
+        UnoptimizedReservoir,
+        init_unoptimized_reservoir,
+        stack_models,
+    )
+
+    ranges = RANGES
+    key = jax.random.PRNGKey(0)
+    pretrained = init_physical_reservoir(key, 6, 1, 1, 2, ranges)
+    unoptimized = init_unoptimized_reservoir(key, 6, 1, 1, 2, ranges)
+    assert isinstance(pretrained, AbstractPhysicalReservoir) and isinstance(unoptimized, AbstractPhysicalReservoir)
+    with pytest.raises(TypeError):
+        AbstractPhysicalReservoir()
+    with pytest.raises(ValueError, match="3 \\* n_robots \\* n_pcs = 6 strains but ny = 9"):
+        init_physical_reservoir(key, 9, 1, 1, 2, ranges)
+    with pytest.raises(ValueError, match="strains but ny = 9"):
+        UnoptimizedReservoir(unoptimized.robots, eqx.tree_at(lambda e: e.d, unoptimized.encoding, jnp.zeros(9)))
+    # stacking (no __init__) keeps working
+    stacked = stack_models([pretrained, pretrained])
+    assert isinstance(stacked, PhysicalReservoir) and stacked.map.c.shape == (2, 6)

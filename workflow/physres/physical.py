@@ -11,6 +11,8 @@ closed form. Being affine, the second-order term of Eq. (loss_fn) vanishes:
 
 from __future__ import annotations
 
+import abc
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -103,7 +105,44 @@ CONTROLLERS = {
 }
 
 
-class PhysicalReservoir(eqx.Module):
+class AbstractPhysicalReservoir(eqx.Module):
+    """What the simulator (physres.simulate) needs of a physical reservoir: soft robots driven by
+    T = T_fb(Q, Q') + T_ff(u), started at rest at Q(0) = initial_Q(), read out through
+    readout_coordinates(Q). The robots' 3 strains per segment are the reservoir's ny
+    coordinates; construction checks that the rest of the reservoir has as many."""
+
+    robots: eqx.AbstractVar[SoftRobots]
+
+    @abc.abstractmethod
+    def feedforward_torque(self, u: Float[Array, " nu"]) -> Float[Array, " ny"]:
+        """T_ff(u): the input's torque, once per input sample."""
+
+    @abc.abstractmethod
+    def feedback_torque(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        """T_fb(Q, Q'): the state's torque, at every Euler substep."""
+
+    @abc.abstractmethod
+    def initial_Q(self) -> Float[Array, " ny"]:
+        """Q(0), with Q'(0) = 0."""
+
+    @abc.abstractmethod
+    def readout_coordinates(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
+        """The activations the readout sees (any leading shape)."""
+
+    def actuation(
+        self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], u: Float[Array, " nu"]
+    ) -> Float[Array, " ny"]:
+        """T = T_fb(Q, Q') + T_ff(u)."""
+        return self.feedback_torque(Q, Qdot) + self.feedforward_torque(u)
+
+    def __check_init__(self):
+        n_robots, n_pcs = self.robots.raw.shape[-3:-1]
+        ny = self.initial_Q().shape[-1]
+        if 3 * n_robots * n_pcs != ny:
+            raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} strains but ny = {ny} coordinates")
+
+
+class PhysicalReservoir(AbstractPhysicalReservoir):
     """theta = {theta_rob, theta_map, theta_contr}: robots, map, feedforward and feedback MLPs."""
 
     robots: SoftRobots
@@ -116,10 +155,6 @@ class PhysicalReservoir(eqx.Module):
 
     def feedback_torque(self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"]) -> Float[Array, " ny"]:
         return self.feedback(jnp.concatenate([Q, Qdot]))
-
-    def actuation(self, Q, Qdot, u):
-        """T = T_fb(Q, Q') + T_ff(u)."""
-        return self.feedback_torque(Q, Qdot) + self.feedforward_torque(u)
 
     def initial_Q(self) -> Float[Array, " ny"]:
         """Q(0) = phi(0) = c: the image of the RON's resting initial state."""
@@ -161,9 +196,25 @@ def init_physical_reservoir(
 ) -> PhysicalReservoir:
     """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
     E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
-    Glorot controllers of the ``controller`` architecture (see CONTROLLERS)."""
-    if 3 * n_robots * n_pcs != ny:
-        raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
+    Glorot controllers of the ``controller`` architecture (see CONTROLLERS).
+
+    **Arguments:**
+
+    - `key`: the start's PRNG key (robots, map, feedforward and feedback each get a split of it).
+    - `ny`: the reservoir's dimension, the RON's; must be 3 * n_robots * n_pcs.
+    - `nu`: the task's input dimension.
+    - `n_robots`, `n_pcs`: N robots of n_pcs constant-strain segments each (the paper's Table 1).
+    - `init_ranges`: theta_rob's uniform initial range per parameter name (config `robot.init_ranges`).
+    - `controller`: "full" (2 x 64 tanh MLPs) or "simplified" (1 x 16 feedback, linear feedforward).
+    - `sigma`, `s_min`: the map's initial singular values and their lower bound.
+    - `gravity`: (g_x, g_y) in the robots' plane, m / s^2.
+    - `coriolis`: whether the dynamics include C(q, q') q'.
+    - `minimum_fraction`: theta_rob's lower bound as a fraction of its initial range's minimum.
+    - `gauss_points`: Gauss-Legendre points per segment for B(q).
+    - `dynamics`: "physres" (the fused kernel, physres.pcs) or "soromox" (soromox's code path).
+
+    **Returns:** a PhysicalReservoir; its `__check_init__` refuses a layout that does not give ny.
+    """
     k_rob, k_map, k_ff, k_fb = jax.random.split(key, 4)
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     return PhysicalReservoir(
@@ -188,7 +239,7 @@ class RandomEncoding(eqx.Module):
         return self.torque_scale * jnp.tanh(self.V @ u + self.d)
 
 
-class UnoptimizedReservoir(eqx.Module):
+class UnoptimizedReservoir(AbstractPhysicalReservoir):
     """The conventional PRC baseline: robots as sampled, input through a random encoding, no
     map and no feedback; its activations are the robot coordinates Q themselves."""
 
@@ -227,8 +278,6 @@ def init_unoptimized_reservoir(
     """Robots drawn as ``init_physical_reservoir`` draws them from the same key (the workflow
     gives each (task, ny, seed) its own key, physres.reservoirs.load_ensemble),
     V ~ U[-input_scaling, input_scaling]^(ny x nu), d ~ U[-bias_scaling, bias_scaling]^ny."""
-    if 3 * n_robots * n_pcs != ny:
-        raise ValueError(f"3 * n_robots * n_pcs = {3 * n_robots * n_pcs} but ny = {ny}")
     k_rob, _, k_encoding, _ = jax.random.split(key, 4)
     k_v, k_d = jax.random.split(k_encoding)
     encoding = RandomEncoding(

@@ -1,8 +1,8 @@
 """Rollouts of physical reservoirs (paper, supplementary B): diffrax explicit Euler with step
 delta_t (0.1 ms), each input sample held for the reference RON's Delta t.
 
-A reservoir here is anything with ``robots`` (SoftRobots), ``feedforward_torque(u)``,
-``feedback_torque(Q, Q')``, ``initial_Q()`` and ``readout_coordinates(Q)``: the pretrained and
+A reservoir is a physres.physical.AbstractPhysicalReservoir (``robots``, ``feedforward_torque(u)``,
+``feedback_torque(Q, Q')``, ``initial_Q()``, ``readout_coordinates(Q)``): the pretrained and
 partially pretrained PhysicalReservoir and the UnoptimizedReservoir. The robots are built from
 theta_rob once per rollout and the feedforward term T_ff(u_k) once per input step; only the
 feedback term and the robot dynamics run at every substep. The state starts at rest at
@@ -20,6 +20,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from physres.config import whole_substeps
+from physres.physical import AbstractPhysicalReservoir
 
 Keep = Literal["final", "all"]
 
@@ -38,7 +39,7 @@ def _vector_field(t, state, args):
     return Qdot, dynamics.accelerations(Q, Qdot, T)
 
 
-def held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps):
+def held_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_k, reference_dt, steps):
     """Advance the batch of states (Q, Q'), each (batch, ny), over one input sample u_k (batch,
     nu) held for reference_dt, with ``steps`` Euler steps.
 
@@ -113,7 +114,7 @@ def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound):
 
 
 def physical_rollout(
-    reservoir,
+    reservoir: AbstractPhysicalReservoir,
     u: Float[Array, "batch time nu"],
     reference_dt: float,
     sim_dt: float,
@@ -130,7 +131,7 @@ def physical_rollout(
 
 
 def stacked_rollout(
-    reservoirs,
+    reservoirs: AbstractPhysicalReservoir,
     u: Float[Array, "batch time nu"],
     reference_dt: float,
     sim_dt: float,
