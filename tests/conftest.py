@@ -50,3 +50,19 @@ def smoke_run(tmp_path_factory):
     """The whole smoke DAG, run locally once per test session: (workdir, snakemake output)."""
     workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
     return workdir, run_smoke_snakemake(workdir)
+
+
+def small_ron():
+    """A 6-dimensional RON of Mackey-Glass ny = 6's configuration, for pretraining tests."""
+    from physres.ron import init_ron
+
+    return init_ron(
+        0,
+        ny=6,
+        nu=1,
+        dt=0.05,
+        spectral_radius_target=0.9,
+        input_scaling=1.0,
+        gamma_range=(0.1, 10.1),
+        epsilon_range=(1.5, 2.5),
+    )

@@ -9,12 +9,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
+from conftest import small_ron
 
 from physres.checkpoint import load_checkpoint, save_checkpoint
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, pretrain_multistart
 from physres.pretraining_data import sample_dataset
-from physres.ron import init_ron
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 SCHEDULE = Schedule(
@@ -25,16 +25,7 @@ ARCH = dict(ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=RANGES, controller="sim
 
 @pytest.fixture(scope="module")
 def problem():
-    ron = init_ron(
-        0,
-        ny=6,
-        nu=1,
-        dt=0.05,
-        spectral_radius_target=0.9,
-        input_scaling=1.0,
-        gamma_range=(0.1, 10.1),
-        epsilon_range=(1.5, 2.5),
-    )
+    ron = small_ron()
     box = {
         "y_low": -np.ones(6) * 0.3,
         "y_high": np.ones(6) * 0.3,

@@ -3,26 +3,14 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+from conftest import small_ron
 
 from physres.pretraining_data import read_dataset, sample_dataset, visited_box, write_dataset
-from physres.ron import f_ref, init_ron, ron_rollout
-
-
-def make_ron():
-    return init_ron(
-        0,
-        ny=6,
-        nu=1,
-        dt=0.05,
-        spectral_radius_target=0.9,
-        input_scaling=1.0,
-        gamma_range=(0.1, 10.1),
-        epsilon_range=(1.5, 2.5),
-    )
+from physres.ron import f_ref, ron_rollout
 
 
 def test_box_covers_the_rollout(rng):
-    ron = make_ron()
+    ron = small_ron()
     u = rng.uniform(-0.5, 0.3, size=(5, 200, 1))
     box = visited_box(ron, u, chunk_size=2)  # chunking with a padded last chunk
     y = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))
@@ -32,7 +20,7 @@ def test_box_covers_the_rollout(rng):
 
 
 def test_samples_labels_and_split(rng, tmp_path):
-    ron = make_ron()
+    ron = small_ron()
     box = visited_box(ron, rng.uniform(-0.5, 0.3, size=(3, 100, 1)), chunk_size=3)
     dataset = sample_dataset(ron, box, m=1000, fractions=[0.7, 0.1, 0.2], seed=0)
     assert [len(dataset[s]["y"]) for s in ("train", "val", "test")] == [700, 100, 200]

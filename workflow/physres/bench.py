@@ -60,6 +60,29 @@ def init_ranges() -> dict:
     return paper_config()["robot"]["init_ranges"]
 
 
+def unoptimized_reservoir(args, seed: int = 0, dynamics: str = "physres"):
+    """The benchmarks' reservoir: config.yaml's unoptimized one of --ny (nu = 1), --n-robots x
+    --n-pcs segments and --gauss-points, drawn from PRNGKey(seed)."""
+    from physres.physical import init_unoptimized_reservoir
+
+    config = paper_config()
+    robot = config["robot"]
+    return init_unoptimized_reservoir(
+        jax.random.PRNGKey(seed),
+        args.ny,
+        1,
+        args.n_robots,
+        args.n_pcs,
+        robot["init_ranges"],
+        gravity=robot["gravity"],
+        coriolis=robot["coriolis"],
+        minimum_fraction=robot["minimum_fraction"],
+        gauss_points=args.gauss_points,
+        dynamics=dynamics,
+        **config["benchmark"]["unoptimized"],
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ny", type=int, default=6)
@@ -228,7 +251,6 @@ def rollout_benchmark(args) -> None:
     and through soromox: cost per PCS segment and Euler substep, and the largest difference. The
     reservoir is the benchmark's unoptimized one of seed 0 (an untrained PhysicalReservoir's
     random feedback MLP makes a chaotic system, where rounding differences grow to O(1))."""
-    from physres.physical import init_unoptimized_reservoir
     from physres.simulate import physical_rollout
 
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
@@ -241,21 +263,7 @@ def rollout_benchmark(args) -> None:
     )
     cost, states = {}, {}
     for dynamics in DYNAMICS:
-        robot = paper_config()["robot"]
-        model = init_unoptimized_reservoir(
-            jax.random.PRNGKey(0),
-            args.ny,
-            1,
-            args.n_robots,
-            args.n_pcs,
-            robot["init_ranges"],
-            gravity=robot["gravity"],
-            coriolis=robot["coriolis"],
-            minimum_fraction=robot["minimum_fraction"],
-            gauss_points=args.gauss_points,
-            dynamics=dynamics,
-            **paper_config()["benchmark"]["unoptimized"],
-        )
+        model = unoptimized_reservoir(args, dynamics=dynamics)
         run = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
         cost[dynamics] = best_time(run, 3) / segment_substeps
         states[dynamics] = run()
@@ -273,11 +281,9 @@ def rollout_benchmark(args) -> None:
 
 
 def euler_step_benchmark(args) -> None:
-    from physres.physical import init_unoptimized_reservoir
     from physres.simulate import physical_rollout
 
-    config = paper_config()
-    robot, bound = config["robot"], config["evaluation"]["divergence_bound"]
+    bound = paper_config()["evaluation"]["divergence_bound"]
     fine_dt = 1e-4
     reference_dt = args.substeps * fine_dt
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
@@ -286,19 +292,7 @@ def euler_step_benchmark(args) -> None:
         f"{args.n_pcs} segments), {args.sequences} sequences x {args.inputs} inputs of {reference_dt:g} s:"
     )
     for seed in range(args.seeds):
-        model = init_unoptimized_reservoir(
-            jax.random.PRNGKey(seed),
-            args.ny,
-            1,
-            args.n_robots,
-            args.n_pcs,
-            robot["init_ranges"],
-            gravity=robot["gravity"],
-            coriolis=robot["coriolis"],
-            minimum_fraction=robot["minimum_fraction"],
-            gauss_points=args.gauss_points,
-            **config["benchmark"]["unoptimized"],
-        )
+        model = unoptimized_reservoir(args, seed=seed)
 
         def timed_states(dt):
             """The states (first call, compiles) and the time of a second call."""
@@ -426,24 +420,9 @@ def sequences_of(config: dict, task: str) -> int:
 def segment_substep_cost(args) -> float:
     """Seconds per PCS segment and Euler substep of an unoptimized reservoir's rollout with the
     fused kernel (--sequences x --inputs x --substeps)."""
-    from physres.physical import init_unoptimized_reservoir
     from physres.simulate import physical_rollout
 
-    robot = paper_config()["robot"]
-    model = init_unoptimized_reservoir(
-        jax.random.PRNGKey(0),
-        args.ny,
-        1,
-        args.n_robots,
-        args.n_pcs,
-        robot["init_ranges"],
-        gravity=robot["gravity"],
-        coriolis=robot["coriolis"],
-        minimum_fraction=robot["minimum_fraction"],
-        gauss_points=args.gauss_points,
-        dynamics="physres",
-        **paper_config()["benchmark"]["unoptimized"],
-    )
+    model = unoptimized_reservoir(args)
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     run = lambda: physical_rollout(model, u, args.substeps * 1e-4, 1e-4, keep="final")[0].block_until_ready()  # noqa: E731
     return best_time(run, 3) / (args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs)
