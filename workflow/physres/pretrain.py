@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 
 from physres.io import atomic_path, to_builtin
 from physres.names import MODES
-from physres.physical import PhysicalReservoir
+from physres.physical import PhysicalReservoir, unstack_model
 
 Batch = dict[str, jax.Array]  # y, ydot, u, yddot: (n, ...)
 
@@ -236,14 +236,17 @@ def pretrain_multistart(
     log=None,
     stop_after: int | None = None,
     fingerprint: str = "",
+    spec=None,
 ) -> TrainState:
     """Train all starts (stacked ``models``) together; resume from ``resume_path`` if it holds
     a state of the run with this ``fingerprint`` (see run_fingerprint), else start fresh.
 
-    ``stop_after`` ends the run after that many epochs in total (to test resuming).
+    ``stop_after`` ends the run after that many epochs in total (to test resuming). ``spec``, an
+    equinox filter spec, trains only the leaves it marks (default ``trainable(models)``; a spec
+    without theta_rob leaves the robots out whatever the mode, as cross-task re-tuning does).
     """
     check_mode(mode)
-    spec = trainable(models)
+    spec = trainable(models) if spec is None else spec
     freeze_robots = jnp.asarray(mode == "rob_fixed")
     train, val = (jax.tree_util.tree_map(jnp.asarray, data[s]) for s in ("train", "val"))
     n_train = len(train["y"])
@@ -273,6 +276,42 @@ def failed_starts(state: TrainState) -> np.ndarray:
     """(S,) True where a start never reached a finite validation loss: its best model is still
     the untrained start, which must be carried as failed, never scored as if trained."""
     return ~np.isfinite(np.asarray(state.best_val))
+
+
+def start_records(state: TrainState, initial: PhysicalReservoir, test: Batch, seeds: list[int], log=None) -> list[dict]:
+    """Per start, what its checkpoint's sidecar records of the training: best epoch and validation
+    MSE, the best model's test RMSE (None for a failed start, see failed_starts), ``failed``, the
+    loss curves and theta_rob before (``initial``, the stacked starting models) and after."""
+    failed = failed_starts(state)
+    initial_theta = np.asarray(initial.robots.theta())
+    records = []
+    for i, seed in enumerate(seeds):
+        best = unstack_model(state.best_model, i)
+        rmse = float(acceleration_rmse(best, test))
+        if log:
+            log.info(
+                "seed %d: best epoch %d, val MSE %.4g, test RMSE %.4g",
+                seed,
+                int(state.best_epoch[i]),
+                float(state.best_val[i]),
+                rmse,
+            )
+            if failed[i]:  # its checkpoint is the untrained start: carried as failed, never scored
+                log.warning("seed %d: training never reached a finite validation loss; marked failed", seed)
+        records.append(
+            {
+                "seed": seed,
+                "best_epoch": int(state.best_epoch[i]),
+                "best_val_mse": float(state.best_val[i]),
+                "test_rmse": None if failed[i] else rmse,
+                "failed": bool(failed[i]),
+                "train_loss": np.asarray(state.train_loss[i]),
+                "val_loss": np.asarray(state.val_loss[i]),
+                "theta_rob_initial": initial_theta[i],
+                "theta_rob": np.asarray(best.robots.theta()),
+            }
+        )
+    return records
 
 
 def library_versions() -> dict[str, str]:
