@@ -16,6 +16,8 @@ log = setup_logging(snakemake.log[0])
 scores = pretraining_scores(read_json(p, rule="evaluate_pretraining") for p in snakemake.input.evaluations)
 table = pretraining_table(scores, snakemake.config["pretrain"]["paper"], snakemake.params.layouts)
 render_pretraining(table, Path(snakemake.output.csv).with_suffix(""))
-summary = pretraining_summary(table, snakemake.config["pretrain"]["paper"])
+summary = pretraining_summary(
+    table, snakemake.config["pretrain"]["paper"], snakemake.config["pretrain"]["paper_summary"]
+)
 render_pretraining_summary(summary, Path(snakemake.output.summary).with_suffix(""))
 log.info("\n%s\n%s", table.to_string(), summary.to_string())
