@@ -30,6 +30,7 @@ include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/supplementary.smk"
+include: "workflow/rules/cross_task.smk"
 
 
 rule all:

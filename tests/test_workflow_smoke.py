@@ -154,6 +154,8 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
         "Mann-Whitney p-values",
         "Digital inference FLOPs",
         "Scalability",
+        "Cross-task reuse",
+        "Cross-task degradation",
     ):
         assert label in page, label
     table = (workdir / "results/smoke/tables/benchmark.html").read_text()
@@ -191,3 +193,28 @@ def test_smoke_simplified_controllers(smoke_run):
     )
     assert sidecar["architecture"]["controller"] == "simplified"
     assert "(paper" in (workdir / "results/smoke/tables/simplified_controllers.md").read_text()
+
+
+@pytest.mark.smoke
+def test_smoke_cross_task_reuse(smoke_run):
+    """The source's robots serve the target unchanged in every tuning; tuning none runs the
+    source's own checkpoints; the table has every combination beside the target's own reservoir."""
+    from physres.checkpoint import load_checkpoint
+
+    workdir, _ = smoke_run
+    cross = SMOKE["supplementary"]["cross_task"]
+    (source,), (target,) = cross["sources"], cross["targets"]
+    table = pd.read_csv(workdir / "results/smoke/tables/cross_task.csv")
+    cells = set(zip(table["source"], table["target"], table["tuning"]))
+    assert cells == {(source, target, t) for t in ("none", "ff", "ff_fb_map")} | {(target, target, "none")}
+    assert table["n_seeds"].eq(len(SMOKE["pretrain"]["seeds"])).all() and table["paper_mean"].notna().all()
+    source_model, _ = load_checkpoint(workdir / f"results/smoke/pretrain/{source}/ny6/full/seed0.eqx")
+    for tuning in ("ff", "ff_fb_map"):
+        path = f"results/smoke/supplementary/cross_task/{source}/{tuning}/pretrain/{target}/ny6/seed0.eqx"
+        model, sidecar = load_checkpoint(workdir / path)
+        assert sidecar["source"] == source and sidecar["task"] == target and sidecar["tuning"] == tuning
+        np.testing.assert_array_equal(model.robots.raw, source_model.robots.raw)
+        np.testing.assert_array_equal(sidecar["theta_rob"], sidecar["theta_rob_initial"])
+    degradation = pd.read_csv(workdir / "results/smoke/tables/cross_task_degradation.csv")
+    assert set(degradation["tuning"]) == {"none", "ff", "ff_fb_map"} and degradation["paper_text"].notna().all()
+    assert "†" in (workdir / "results/smoke/tables/cross_task.md").read_text()

@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from physres.names import TUNINGS
+
 SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
 
 
@@ -128,6 +130,12 @@ def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]
         lines.append(
             f"pretrain.warmup_epochs: {pretrain['warmup_epochs']} must be below pretrain.epochs ({pretrain['epochs']})"
         )
+    cross_task = config["supplementary"]["cross_task"]
+    if cross_task["warmup_epochs"] >= cross_task["epochs"]:
+        lines.append(
+            f"supplementary.cross_task.warmup_epochs: {cross_task['warmup_epochs']} must be below "
+            f"supplementary.cross_task.epochs ({cross_task['epochs']})"
+        )
     dataset = config["pretraining_dataset"]
     n_train = int(round(dataset["split"][0] * dataset["m"]))
     if pretrain["batch_size"] > n_train:
@@ -197,3 +205,25 @@ def robot_layout(config: dict, ny: int) -> tuple[int, int]:
         if entry["ny"] == int(ny):
             return entry["n_robots"], entry["n_pcs"]
     raise ConfigError(f"robot.layouts: no layout for ny = {ny}")
+
+
+def input_dimension(config: dict, task: str) -> int:
+    """n_u of a task's inputs: Lorenz96 takes `data.lorenz96.n_u` of its variables, the others 1."""
+    return config["data"]["lorenz96"]["n_u"] if task == "lorenz96" else 1
+
+
+def cross_task_combinations(config: dict) -> list[tuple[str, str, str]]:
+    """(source, target, tuning) of every cross-task experiment among the run's tasks: source !=
+    target, and tuning "none" only where the source's feedforward controller takes the target's
+    input (same n_u); the others re-tune it (paper, supplementary on cross-task reuse)."""
+    cross_task, tasks = config["supplementary"]["cross_task"], config["tasks"]
+    sources = [task for task in cross_task["sources"] if task in tasks]
+    targets = [task for task in cross_task["targets"] if task in tasks]
+    return [
+        (source, target, tuning)
+        for source in sources
+        for target in targets
+        if source != target
+        for tuning in TUNINGS
+        if tuning != "none" or input_dimension(config, source) == input_dimension(config, target)
+    ]

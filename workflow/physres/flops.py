@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
+from physres.config import input_dimension
 from physres.physical import CONTROLLERS, glorot_mlp
 
 CONTROLLER_PIPELINES = ("full", "simplified")
@@ -46,8 +47,7 @@ def task_size(config: dict, task: str) -> TaskSize:
         return TaskSize("classification", 784 // data["pool"] ** 2, 1, n_classes=10)
     if task == "adiac":
         return TaskSize("classification", 176 // data["pool"], 1, n_classes=37)
-    nu = data["n_u"] if task == "lorenz96" else 1
-    return TaskSize("forecasting", data["n_steps"], nu, lag=data["lag"])
+    return TaskSize("forecasting", data["n_steps"], input_dimension(config, task), lag=data["lag"])
 
 
 def ron_reservoir(ny: int, size: TaskSize) -> int:

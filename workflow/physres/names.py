@@ -19,3 +19,8 @@ VARIANT_LABEL = {
 }
 #: the pretraining mode whose checkpoints a physical variant uses (unoptimized: none)
 PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
+
+#: cross-task reuse: which digital parts are re-tuned against the target task's RON (the robots,
+#: theta_rob, never are): none, the feedforward controller, or both controllers and the map
+TUNINGS = ["none", "ff", "ff_fb_map"]
+TUNING_LABEL = {"none": "None", "ff": "FF only", "ff_fb_map": "FF + FB + map"}

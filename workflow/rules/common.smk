@@ -3,10 +3,17 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from physres.config import check_config, coerce_numbers, robot_layout, ron_config
+from physres.config import (
+    check_config,
+    coerce_numbers,
+    cross_task_combinations,
+    input_dimension,
+    robot_layout,
+    ron_config,
+)
 from physres.data import task_kind
 from physres.names import MODES as MODE_NAMES
-from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, VARIANTS
+from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNINGS, VARIANTS
 
 SCHEMA = "../schemas/config.schema.yaml"
 
@@ -59,6 +66,9 @@ CORIOLIS_DIMS = [ny for ny in CORIOLIS["dimensions"] if ny in DIMS] or [min(DIMS
 # the paper's Fig. 3 shows Mackey-Glass at ny = 6; fall back to what the config runs
 FIGURE_TASK = "mackey_glass" if "mackey_glass" in TASKS else TASKS[0]
 FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
+# cross-task reuse: the paper's ny = 6 where the run has it, else its smallest ny
+CROSS_TASK = config["supplementary"]["cross_task"]
+CROSS_TASK_NY = CROSS_TASK["ny"] if CROSS_TASK["ny"] in DIMS else min(DIMS)
 
 
 wildcard_constraints:
@@ -67,6 +77,8 @@ wildcard_constraints:
     seed=r"\d+",
     variant="|".join(VARIANTS),
     mode="|".join(MODE_NAMES),
+    source="|".join(TASKS),
+    tuning="|".join(TUNINGS),
 
 
 def resources_for(rule_name):
@@ -92,10 +104,6 @@ def readout_params(task):
     }
 
 
-def task_n_u(task):
-    return config["data"]["lorenz96"]["n_u"] if task == "lorenz96" else 1
-
-
 def all_targets():
     targets = [results_path(f"tables/ron_reference.{ext}") for ext in ("csv", "md", "tex")]
     targets += expand(results_path("datasets/{task}/ny{ny}.h5"), task=TASKS, ny=DIMS)
@@ -115,6 +123,12 @@ def all_targets():
     targets += [results_path(f"figures/flops.{ext}") for ext in ("pdf", "png")]
     if SIMPLIFIED_TASKS:
         targets += [results_path(f"tables/simplified_controllers.{ext}") for ext in ("csv", "md", "tex")]
+    if CROSS_TASK_COMBINATIONS:
+        targets += [
+            results_path(f"tables/{name}.{ext}")
+            for name in ("cross_task", "cross_task_degradation")
+            for ext in ("csv", "md", "tex")
+        ]
     if CORIOLIS["task"] in TASKS:
         targets += [results_path(f"tables/coriolis.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/coriolis_strains.{ext}") for ext in ("pdf", "png")]
@@ -137,7 +151,7 @@ def architecture(wc):
     robot = config["robot"]
     return {
         "ny": int(wc.ny),
-        "nu": task_n_u(wc.task),
+        "nu": input_dimension(config, wc.task),
         "n_robots": n_robots,
         "n_pcs": n_pcs,
         "init_ranges": robot["init_ranges"],
@@ -161,6 +175,44 @@ def simplified_path(path):
 
 def simplified_architecture(wc):
     return {**architecture(wc), "controller": "simplified"}
+
+
+# cross-task reuse (rules/cross_task.smk)
+
+
+def cross_task_path(path):
+    return results_path(f"supplementary/cross_task/{path}")
+
+
+CROSS_TASK_COMBINATIONS = cross_task_combinations(config)
+CROSS_TASK_SCHEDULE = {
+    **PRETRAIN_SCHEDULE,
+    "epochs": CROSS_TASK["epochs"],
+    "warmup_epochs": CROSS_TASK["warmup_epochs"],
+}
+
+
+def source_checkpoints(source):
+    return expand(
+        results_path("pretrain/{source}/ny{ny}/full/seed{seed}.eqx"),
+        source=source,
+        ny=CROSS_TASK_NY,
+        seed=PRETRAIN_SEEDS,
+    )
+
+
+def cross_task_reservoirs(wc):
+    """The reservoirs a cross-task rollout runs: the source's own (tuning none) or re-tuned ones."""
+    if wc.tuning == "none":
+        return source_checkpoints(wc.source)
+    return expand(
+        cross_task_path("{source}/{tuning}/pretrain/{task}/ny{ny}/seed{seed}.eqx"),
+        source=wc.source,
+        tuning=wc.tuning,
+        task=wc.task,
+        ny=wc.ny,
+        seed=PRETRAIN_SEEDS,
+    )
 
 
 # benchmark (rules/benchmark.smk)

@@ -14,7 +14,7 @@ rule reference_ron:
     params:
         seeds=REF_SEEDS,
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
-        n_u=lambda wc: task_n_u(wc.task),
+        n_u=lambda wc: input_dimension(config, wc.task),
         x64=config["numerics"]["x64"],
     script:
         "../scripts/reference_ron.py"
@@ -37,7 +37,7 @@ rule select_reference:
         **resources_for("select_reference"),
     params:
         ron=lambda wc: ron_config(config, wc.task, wc.ny),
-        n_u=lambda wc: task_n_u(wc.task),
+        n_u=lambda wc: input_dimension(config, wc.task),
         first_seed=config["reference"]["pretrain_seed"],
         candidates=config["reference"]["candidates"],
         validation_fraction=config["reference"]["validation_fraction"],
