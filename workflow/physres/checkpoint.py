@@ -1,45 +1,67 @@
-"""Checkpoints of pretrained physical reservoirs: one start per file, equinox's serialised
-leaves, plus a JSON sidecar at ``path.with_suffix('.json')`` that says how to rebuild the
-skeleton (``architecture``: the arguments of physres.physical.init_physical_reservoir) and
-records seed, schedule, library versions, loss curves, theta_rob before and after, and
-``failed`` (a start that never reached a finite validation loss)."""
+"""Checkpoints of pretrained physical reservoirs, one start per file.
+
+``seed{s}.eqx`` is one file that rebuilds the model alone, as equinox's serialisation example
+writes it: a JSON header line, then equinox's serialised leaves. The header holds the start's
+record (``architecture``: the arguments of physres.physical.init_physical_reservoir that build
+the skeleton; seed, schedule, library versions, the run's fingerprint, loss curves, theta_rob
+before and after, ``failed``: a start that never reached a finite validation loss). The same
+record is written beside it as ``seed{s}.json`` for people and for the rules that only read the
+record (tables, evaluation)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import equinox as eqx
 import jax
 import numpy as np
 
-from physres.io import InputError, atomic_path, check_array, read_json, write_json
+from physres.io import InputError, atomic_path, check_array, to_builtin, write_json
 from physres.physical import PhysicalReservoir, init_physical_reservoir
 
+#: the header's first key: a file without it is not a checkpoint of this format
+FORMAT = "physres checkpoint 1"
 
-def save_checkpoint(path: str | Path, model: PhysicalReservoir, sidecar: dict) -> None:
-    """Equinox serialisation of one start, plus a JSON sidecar (how to rebuild its skeleton,
-    seed, library versions, loss curves, ``failed``) at path.with_suffix('.json')."""
-    with atomic_path(path) as tmp:
-        eqx.tree_serialise_leaves(tmp, model)
-    write_json(Path(path).with_suffix(".json"), sidecar)
+
+def save_checkpoint(path: str | Path, model: PhysicalReservoir, record: dict) -> None:
+    """The header line (``record`` with its ``architecture``) and the model's leaves in one file,
+    and the record as JSON at path.with_suffix('.json')."""
+    header = json.dumps({"format": FORMAT, **to_builtin(record)}, sort_keys=True)
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        handle.write((header + "\n").encode())
+        eqx.tree_serialise_leaves(handle, model)
+    write_json(Path(path).with_suffix(".json"), record)
+
+
+def header_of(line: bytes) -> dict:
+    """The JSON header of a checkpoint's first line; {} where the line is none (binary, truncated)."""
+    try:
+        header = json.loads(line)
+    except ValueError:  # UnicodeDecodeError included
+        return {}
+    return header if isinstance(header, dict) else {}
 
 
 def load_checkpoint(path: str | Path) -> tuple[PhysicalReservoir, dict]:
-    """The model and sidecar of one start; an unreadable pair raises InputError (rule pretrain)."""
-    sidecar = read_json(Path(path).with_suffix(".json"), rule="pretrain")
+    """The model and record of one start, from the .eqx file alone; an unreadable file raises
+    InputError naming the rule that remakes it (pretrain)."""
     try:
-        skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **sidecar["architecture"])
-        model = eqx.tree_deserialise_leaves(path, skeleton)
+        with open(path, "rb") as handle:
+            header = header_of(handle.readline())
+            if header.get("format") != FORMAT:
+                raise ValueError(f"no {FORMAT!r} header (written by an older physres?)")
+            skeleton = init_physical_reservoir(jax.random.PRNGKey(0), **header["architecture"])
+            model = eqx.tree_deserialise_leaves(handle, skeleton)
     except (KeyError, TypeError, ValueError, OSError, RuntimeError) as error:
-        raise InputError(
-            path, f"cannot be rebuilt from its sidecar ({type(error).__name__}: {error})", "pretrain"
-        ) from error
+        raise InputError(path, f"cannot be rebuilt ({type(error).__name__}: {error})", "pretrain") from error
     for leaf in jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_inexact_array)):
         check_array(path, "a parameter", np.asarray(leaf), "pretrain")
-    return model, sidecar
+    header.pop("format")
+    return model, header
 
 
-def training_failed(sidecar: dict) -> bool:
-    """True for a start whose training never reached a finite validation loss (sidecars before
+def training_failed(record: dict) -> bool:
+    """True for a start whose training never reached a finite validation loss (records before
     the key existed called it ``diverged``)."""
-    return bool(sidecar.get("failed", sidecar.get("diverged", False)))
+    return bool(record.get("failed", record.get("diverged", False)))
