@@ -43,7 +43,10 @@ TINY = [
                 "ratio physres / soromox (projected run)",
             ],
         ),
-        ("rollout", ["us per segment-substep", "ratio physres / soromox", "projected sMNIST ny=15 rollout"]),
+        (
+            "rollout",
+            ["us per segment-substep", "ratio physres / soromox", "physres float32", "projected sMNIST ny=15 rollout"],
+        ),
         ("step", ["seed 0:", "speed-up"]),
         ("quadrature", ["|kappa L| <= 3.14 rad: 2 points"]),
     ],

@@ -362,3 +362,21 @@ def test_reservoirs_share_the_abstract_interface_and_check_their_layout():
     # stacking (no __init__) keeps working
     stacked = stack_models([pretrained, pretrained])
     assert isinstance(stacked, PhysicalReservoir) and stacked.map.c.shape == (2, 6)
+
+
+def test_float32_rollout_stays_float32_and_near_float64(rng):
+    """simulation.precision: float32 runs the whole rollout in float32 (no silent promotion back to
+    float64 through the time step or a constant) and, on a bounded run, stays within 1e-4 of it."""
+    from physres.physical import init_unoptimized_reservoir
+    from physres.simulate import in_precision
+
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01)
+    u = jnp.asarray(rng.uniform(size=(2, 20, 1)))
+    Q64, _ = physical_rollout(model, u, 2e-3, 1e-4)
+    Q32, peak32 = physical_rollout(in_precision(model, "float32"), u, 2e-3, 1e-4)
+    assert Q32.dtype == peak32.dtype == jnp.float32
+    assert np.all(np.isfinite(Q64)) and np.max(np.abs(Q64)) > 0
+    error = np.max(np.abs(np.asarray(Q32, float) - np.asarray(Q64))) / np.max(np.abs(np.asarray(Q64)))
+    assert 0 < error < 1e-4, error
+    with pytest.raises(ValueError, match="allowed: float64, float32"):
+        in_precision(model, "bfloat16")

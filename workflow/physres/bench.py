@@ -251,7 +251,7 @@ def rollout_benchmark(args) -> None:
     and through soromox: cost per PCS segment and Euler substep, and the largest difference. The
     reservoir is the benchmark's unoptimized one of seed 0 (an untrained PhysicalReservoir's
     random feedback MLP makes a chaotic system, where rounding differences grow to O(1))."""
-    from physres.simulate import physical_rollout
+    from physres.simulate import in_precision, physical_rollout
 
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     sim_dt = 1e-4
@@ -272,6 +272,17 @@ def rollout_benchmark(args) -> None:
     print(
         f"  ratio physres / soromox: {cost['soromox'] / cost['physres']:.2f}   "
         f"(max |Q difference| / max |Q|: {difference:.1e})"
+    )
+    # the option simulation.precision: float32 (same reservoir, same inputs, same kernel)
+    model = in_precision(unoptimized_reservoir(args), "float32")
+    u32 = u.astype(jnp.float32)
+    run = lambda: physical_rollout(model, u32, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
+    cost32 = best_time(run, 3) / segment_substeps
+    states32 = run()
+    error = float(jnp.max(jnp.abs(states32 - states["physres"])) / jnp.max(jnp.abs(states["physres"])))
+    print(
+        f"  physres float32 {1e6 * cost32:8.3f} us per segment-substep: {cost['physres'] / cost32:.2f}x float64, "
+        f"{cost['soromox'] / cost32:.2f}x soromox (max |Q float32 - Q float64| / max |Q|: {error:.1e})"
     )
     smnist = 35000 * 784 * 100 * 15 / 3  # sMNIST ny = 15: 5 robots of 1 segment
     print(

@@ -17,7 +17,7 @@ from physres.checkpoint import load_checkpoint, training_failed
 from physres.physical import init_unoptimized_reservoir, stack_models
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
-from physres.simulate import stacked_rollout
+from physres.simulate import in_precision, stacked_rollout
 
 
 class PhysicalEnsemble:
@@ -33,8 +33,9 @@ class PhysicalEnsemble:
         sim_dt: float,
         divergence_bound: float,
         failed: list[bool] | None = None,
+        precision: str = "float64",
     ):
-        self.seeds, self.stacked = list(seeds), stack_models(reservoirs)
+        self.seeds, self.stacked = list(seeds), in_precision(stack_models(reservoirs), precision)
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
         # starts whose pretraining failed: simulated with the others (one program), reported as
         # non-finite, so every later stage counts them as diverged
@@ -86,13 +87,15 @@ def load_ensemble(
     sim_dt: float | None = None,
     divergence_bound: float = float("inf"),
     task: str | None = None,
+    precision: str = "float64",
 ) -> Ensemble:
     """The reservoirs of one variant for one (task, ny), one per seed.
 
     ron: the reference RON files (one per seed); pretrained / partial: the full / rob_fixed
     checkpoints (one per start); unoptimized: no files, robots and encoding drawn per (task, ny,
     seed) from ``architecture`` and ``unoptimized`` (the config's scalings): the paper's four
-    random initialisations per experiment, independent between experiments.
+    random initialisations per experiment, independent between experiments. Physical variants
+    are simulated in ``precision`` (config ``simulation.precision``).
     """
     if variant in ("ron", "pretrained", "partial") and len(paths) != len(seeds):
         raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
@@ -101,7 +104,13 @@ def load_ensemble(
     if variant in ("pretrained", "partial"):
         models, sidecars = zip(*map(load_checkpoint, paths))
         return PhysicalEnsemble(
-            seeds, list(models), reference_dt, sim_dt, divergence_bound, [training_failed(s) for s in sidecars]
+            seeds,
+            list(models),
+            reference_dt,
+            sim_dt,
+            divergence_bound,
+            [training_failed(s) for s in sidecars],
+            precision,
         )
     if variant == "unoptimized":
         if task is None:
@@ -111,5 +120,5 @@ def load_ensemble(
             init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
             for seed in seeds
         ]
-        return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound)
+        return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound, precision=precision)
     raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained")

@@ -52,6 +52,7 @@ rule rollout_physical:
         unoptimized=config["benchmark"]["unoptimized"],
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         chunk_size=config["benchmark"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),

@@ -63,6 +63,7 @@ rule rollout_cross_task:
         # the target task's input, held for the target RON's Delta t (paper)
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         chunk_size=config["benchmark"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),

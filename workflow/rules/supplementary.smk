@@ -199,6 +199,7 @@ rule rollout_simplified:
         unoptimized=config["benchmark"]["unoptimized"],
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         chunk_size=config["benchmark"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),

@@ -22,6 +22,7 @@ physical = (
         sim_dt=p.sim_dt,
         divergence_bound=p.divergence_bound,
         task=wc.task,
+        precision=p.precision,
     )
 )
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
