@@ -158,6 +158,9 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
         "Cross-task degradation",
     ):
         assert label in page, label
+    # captions read the run's config (the smoke overlay's 2 seeds, config.yaml's encoding)
+    assert "With 2 seeds per group the smallest attainable p-value is 1/6" in page
+    assert "T = 0.01 tanh(V u + d)" in page
     table = (workdir / "results/smoke/tables/benchmark.html").read_text()
     # markdown bold (the best variant of a cell) became <b>; a bare * is a diverged run
     assert table.startswith("<!DOCTYPE html>") and "<table" in table and not re.search(r"\*\*[\d-]", table)
