@@ -66,3 +66,20 @@ def small_ron():
         gamma_range=(0.1, 10.1),
         epsilon_range=(1.5, 2.5),
     )
+
+
+def small_dataset(m: int) -> dict:
+    """A pretraining dataset of ``small_ron`` with m points in a fixed box (split 70/10/20)."""
+    import numpy as np
+
+    from physres.pretraining_data import sample_dataset
+
+    box = {
+        "y_low": -np.ones(6) * 0.3,
+        "y_high": np.ones(6) * 0.3,
+        "ydot_low": -np.ones(6),
+        "ydot_high": np.ones(6),
+        "u_low": np.array([-0.5]),
+        "u_high": np.array([0.3]),
+    }
+    return sample_dataset(small_ron(), box, m=m, fractions=[0.7, 0.1, 0.2], seed=0)

@@ -12,13 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import small_ron
+from conftest import small_dataset
 
 from physres.config import cross_task_combinations, input_dimension
 from physres.cross_task import retune_spec, reuse_reservoir
 from physres.physical import init_physical_reservoir, stack_models
 from physres.pretrain import Schedule, pretrain_multistart
-from physres.pretraining_data import sample_dataset
 from physres.tables import cross_task_degradation, cross_task_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,16 +96,7 @@ def test_retune_spec_never_trains_the_robots():
 
 
 def test_feedforward_retuning_changes_only_the_feedforward_controller():
-    ron = small_ron()
-    box = {
-        "y_low": -np.ones(6) * 0.3,
-        "y_high": np.ones(6) * 0.3,
-        "ydot_low": -np.ones(6),
-        "ydot_high": np.ones(6),
-        "u_low": np.array([-0.5]),
-        "u_high": np.array([0.3]),
-    }
-    data = sample_dataset(ron, box, m=200, fractions=[0.7, 0.1, 0.2], seed=0)
+    data = small_dataset(m=200)
     models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (0, 1)])
     schedule = Schedule(
         epochs=3, warmup_epochs=1, learning_rate=3e-2, final_learning_rate=1e-4, batch_size=40, clip_norm=1.0

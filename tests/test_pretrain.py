@@ -9,12 +9,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
-from conftest import small_ron
+from conftest import small_dataset
 
 from physres.checkpoint import load_checkpoint, save_checkpoint
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, pretrain_multistart
-from physres.pretraining_data import sample_dataset
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 SCHEDULE = Schedule(
@@ -25,16 +24,7 @@ ARCH = dict(ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=RANGES, controller="sim
 
 @pytest.fixture(scope="module")
 def problem():
-    ron = small_ron()
-    box = {
-        "y_low": -np.ones(6) * 0.3,
-        "y_high": np.ones(6) * 0.3,
-        "ydot_low": -np.ones(6),
-        "ydot_high": np.ones(6),
-        "u_low": np.array([-0.5]),
-        "u_high": np.array([0.3]),
-    }
-    data = sample_dataset(ron, box, m=400, fractions=[0.7, 0.1, 0.2], seed=0)
+    data = small_dataset(m=400)
     models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (0, 1)])
     return models, data
 
