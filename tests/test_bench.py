@@ -60,6 +60,27 @@ def test_every_part_runs_and_reports(capsys, part, expected):
     assert not re.search(r"\bnan\b", out)
 
 
+def test_dag_projection_of_an_overlay(capsys, monkeypatch):
+    """--part dag projects the DAG of config.yaml plus an overlay: the smoke scale's one layout,
+    its batch size, and one rollout cost per batch (the timings themselves are exercised by the
+    pretrain and rollout parts above; here they are fixed to keep the test fast)."""
+    seen = {}
+    monkeypatch.setattr(
+        bench, "pretraining_epoch_time", lambda a, d, rng: seen.update(batch=a.batch_size) or (1.0, 2.0, 100)
+    )
+    monkeypatch.setattr(
+        bench, "segment_substep_cost", lambda a: seen.setdefault("sequences", []).append(a.sequences) or 1e-6
+    )
+    smoke = str(bench.SCHEMA.parents[1] / "configs" / "smoke.yaml")
+    bench.main(["--part", "dag", "--configfile", smoke, *TINY])
+    out = capsys.readouterr().out
+    assert "(run smoke)" in out and "ny= 6 (1 x 2)" in out and "ny=15" not in out
+    assert seen["batch"] == 64 and 2 in seen["sequences"]  # smoke: batch 64; Mackey-Glass: 2 seeds x 1 series
+    assert len(seen["sequences"]) == len(set(seen["sequences"]))  # one measurement per batch
+    assert re.search(r"rollout us per segment-substep 1\.000 at batch 2", out)
+    assert re.search(r"total +[0-9.]+ CPU hours", out)
+
+
 def test_dag_projection_counts_the_papers_work():
     """sMNIST at ny = 6: 35000 images of 784 pixels, 60 substeps of 0.1 ms per RON step of 6 ms;
     Mackey-Glass ny = 15: one train and one test series of 2000 steps, 1500 substeps."""
@@ -70,12 +91,24 @@ def test_dag_projection_counts_the_papers_work():
     assert bench.rollout_work(config, "lorenz96", 12) == (256 * 2225, 1700)
 
 
+def test_rollout_batch_follows_the_rollout_jobs():
+    """Four seeds vmapped over the sequences of one call: sMNIST capped at 256, Mackey-Glass one
+    series per seed, Lorenz96 at reduced scale 8 + 8 sequences per seed."""
+    config = bench.paper_config()
+    assert bench.rollout_batch(config, "smnist") == 256
+    assert bench.rollout_batch(config, "mackey_glass") == 4
+    reduced = bench.dag_config([str(bench.SCHEMA.parents[1] / "configs" / "reduced.yaml")])
+    assert reduced["run"] == "reduced" and reduced["pretrain"]["epochs"] == 400
+    assert reduced["robot"] == config["robot"]  # merged key by key, the rest kept
+    assert bench.rollout_batch(reduced, "lorenz96") == 4 * 16
+
+
 def test_dag_minutes_by_hand():
     """ny = 6 only, 1 us per segment-substep and 1 ms per sample-epoch: pretraining 8 jobs x
     70000 x 1500 x 1e-3 s; rollouts 12 reservoirs x (sMNIST 35000 x 784 x 60 + ADIAC 781 x 176 x 200
     + Mackey-Glass 4000 x 500 + Lorenz96 256 x 2225 x 500) substeps x 2 segments x 1 us."""
     config = bench.paper_config()
-    minutes = bench.dag_minutes(config, {6: (1e-3, 1e-6)})
+    minutes = bench.dag_minutes(config, {6: (1e-3, dict.fromkeys(config["tasks"], 1e-6))})
     assert minutes["pretrain"] == pytest.approx(8 * 70000 * 1500 * 1e-3 / 60)
     substeps = 35000 * 784 * 60 + 781 * 176 * 200 + 4000 * 500 + 256 * 2225 * 500
     assert minutes["rollout"] == pytest.approx(12 * substeps * 2 * 1e-6 / 60)

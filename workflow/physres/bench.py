@@ -4,6 +4,7 @@
     python -m physres.bench --part rollout --ny 15 --n-robots 5 --n-pcs 1  # PRC rollouts
     python -m physres.bench --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
     python -m physres.bench --part quadrature                              # Gauss points of B(q)
+    python -m physres.bench --part dag --configfile workflow/configs/reduced.yaml  # a scale's DAG
 
 Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
 (robot.dynamics: soromox) back to back in the same run and prints their ratio:
@@ -15,20 +16,24 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
 4. (--part rollout) the cost of a physical rollout per PCS segment and Euler substep, the largest
    difference between the two implementations' states, and the projected time of one reservoir's
    sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
-6. (--part dag) the projected CPU time of config.yaml's whole DAG with the fused kernel, by rule:
-   per robot layout the measured pretraining epoch (--batch-size, default config.yaml's 1024) and
-   rollout cost per segment-substep (--sequences per call), times the work config.yaml asks for.
 5. (--part step) what a coarser explicit-Euler step (--coarse-dt, e.g. quick.yaml's 0.5 ms) costs
    in accuracy and gains in speed against the paper's 0.1 ms, on the unoptimized reservoirs of
    the benchmark (robots drawn per seed as the pretraining starts draw them): per seed the
-   largest |Q difference| over the run relative to the largest |Q|, and which runs diverge.
+   largest |Q difference| over the run relative to the largest |Q|, and which runs diverge;
+6. (--part dag [--configfile overlay ...]) the projected CPU time of the whole DAG of config.yaml
+   (with the overlays merged in as Snakemake merges them) with the fused kernel, by rule: per
+   robot layout the measured pretraining epoch at the config's batch size and controllers, and
+   the rollout cost per segment-substep at each task's batch (seeds x sequences per call), times
+   the work the config asks for.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import time
+from pathlib import Path
 
 import equinox as eqx
 import jax
@@ -112,6 +117,12 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--seeds", type=int, default=4, help="unoptimized reservoirs compared (--part step)")
     parser.add_argument(
+        "--configfile",
+        nargs="*",
+        default=[],
+        help="overlays merged into config.yaml for --part dag, e.g. workflow/configs/reduced.yaml",
+    )
+    parser.add_argument(
         "--layouts",
         type=int,
         nargs="*",
@@ -119,6 +130,7 @@ def main(argv=None) -> None:
         help="ny of the layouts measured by --part dag (default: all; the others are not projected)",
     )
     args = parser.parse_args(argv)
+    args.gauss_points_given = args.gauss_points
     if args.gauss_points is None:
         args.gauss_points = paper_config()["robot"]["gauss_points"]
     jax.config.update("jax_enable_x64", not args.float32)
@@ -363,24 +375,58 @@ def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
     return sequences_of(config, task) * flops.task_size(config, task).K, n_substeps(dt, config["simulation"]["dt"])
 
 
+def dag_config(overlays: list[str]) -> dict:
+    """config.yaml with the overlays merged in key by key, as Snakemake's --configfile does."""
+    from snakemake.utils import update_config
+
+    config = copy.deepcopy(paper_config())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load(Path(overlay).read_text()))
+    return config
+
+
 def paper_dag_projection(args) -> None:
-    """Part 6: measured costs per layout times config.yaml's work, as CPU hours by rule."""
-    config = paper_config()
+    """Part 6: measured costs per layout times the work of config.yaml (and --configfile
+    overlays), as CPU hours by rule. Each task's rollout cost is measured at the batch its rollout
+    job advances together (seeds x sequences): small batches (Mackey-Glass: one series per seed)
+    pay the per-substep overhead that a batch of 256 spreads."""
+    config = dag_config(args.configfile)
+    gauss_points = args.gauss_points_given or config["robot"]["gauss_points"]
     rng = np.random.default_rng(0)
     measured = {}
-    print(f"paper-scale DAG (config.yaml), fused kernel, {args.gauss_points} Gauss points; measured per layout:")
+    name = " + ".join(["config.yaml", *args.configfile])
+    print(
+        f"DAG of {name} (run {config.get('run', 'paper')}), fused kernel, {gauss_points} Gauss points; measured per layout:"
+    )
     for layout in config["robot"]["layouts"]:
         ny, n_robots, n_pcs = layout["ny"], layout["n_robots"], layout["n_pcs"]
-        if args.layouts is not None and ny not in args.layouts:
+        if ny not in config["dimensions"] or (args.layouts is not None and ny not in args.layouts):
             continue
         sizes = argparse.Namespace(
-            **{**vars(args), "ny": ny, "n_robots": n_robots, "n_pcs": n_pcs, "starts": len(config["pretrain"]["seeds"])}
+            **{
+                **vars(args),
+                "ny": ny,
+                "n_robots": n_robots,
+                "n_pcs": n_pcs,
+                "gauss_points": gauss_points,
+                "starts": len(config["pretrain"]["seeds"]),
+                "batch_size": config["pretrain"]["batch_size"],
+                "samples": max(args.samples, 2 * config["pretrain"]["batch_size"]),
+                "controller": config["pretrain"]["controller"],
+            }
         )
         per_epoch, _, trained = pretraining_epoch_time(sizes, "physres", rng)
-        measured[ny] = (per_epoch / trained, segment_substep_cost(sizes))
+        by_batch = {}
+        for task in config["tasks"]:
+            batch = rollout_batch(config, task)
+            if batch not in by_batch:
+                by_batch[batch] = segment_substep_cost(argparse.Namespace(**{**vars(sizes), "sequences": batch}))
+        costs = {task: by_batch[rollout_batch(config, task)] for task in config["tasks"]}
+        measured[ny] = (per_epoch / trained, costs)
+        rollout_costs = ", ".join(f"{1e6 * c:.3f} at batch {b}" for b, c in sorted(by_batch.items()))
         print(
             f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {dag_pretraining_minutes(config, measured[ny][0]):6.1f} "
-            f"min, rollout {1e6 * measured[ny][1]:.3f} us per segment-substep"
+            f"min, rollout us per segment-substep {rollout_costs}"
         )
     minutes = dag_minutes(config, measured)
     total = sum(minutes.values())
@@ -388,7 +434,7 @@ def paper_dag_projection(args) -> None:
         print(f"  {rule:22s} {value / 60:8.1f} CPU hours")
     print(
         f"  total                  {total / 60:8.1f} CPU hours; ~{total / 60 / 2:.1f} h wall with 2 one-core jobs "
-        f"side by side (the RON stages, minutes, not included)"
+        f"side by side (the RON stages and the supplementary experiments not included)"
     )
 
 
@@ -400,14 +446,16 @@ def dag_pretraining_minutes(config: dict, seconds_per_sample_epoch: float) -> fl
 
 def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[str, float]:
     """CPU minutes by rule of config's DAG for the layouts in ``measured``: {ny: (seconds per
-    training sample and epoch of a pretraining job, seconds per segment-substep of a rollout)}."""
+    training sample and epoch of a pretraining job, {task: seconds per segment-substep of its
+    rollout})}."""
     seeds, modes = len(config["pretrain"]["seeds"]), len(config["pretrain"]["modes"])
     minutes = {"pretrain": 0.0, "rollout": 0.0, "evaluate_pretraining": 0.0}
     for layout in config["robot"]["layouts"]:
         if layout["ny"] not in measured:
             continue
-        per_sample_epoch, cost = measured[layout["ny"]]
+        per_sample_epoch, costs = measured[layout["ny"]]
         for task in config["tasks"]:
+            cost = costs[task]
             minutes["pretrain"] += modes * dag_pretraining_minutes(config, per_sample_epoch)
             steps, substeps = rollout_work(config, task, layout["ny"])
             one = steps * substeps * layout["n_robots"] * layout["n_pcs"] * cost / 60  # one reservoir, all sequences
@@ -416,6 +464,14 @@ def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[
             per_sequence = one / sequences_of(config, task)
             minutes["evaluate_pretraining"] += modes * seeds * config["evaluation"]["n_sequences"] * per_sequence
     return minutes
+
+
+def rollout_batch(config: dict, task: str, cap: int = 256) -> int:
+    """Sequences one rollout job advances together: its seeds times the sequences of one call
+    (Mackey-Glass rolls its train and test series one at a time), at most ``cap`` (beyond it the
+    cost per sequence no longer falls)."""
+    per_call = 1 if task == "mackey_glass" else min(sequences_of(config, task), config["reference"]["chunk_size"])
+    return min(cap, len(config["pretrain"]["seeds"]) * per_call)
 
 
 def sequences_of(config: dict, task: str) -> int:
