@@ -41,6 +41,8 @@ TINY = [
                 "pretraining (soromox)",
                 "projected paper-scale run",
                 "ratio physres / soromox (projected run)",
+                "value_and_grad of controllers",
+                "value_and_grad of robot dynamics",
             ],
         ),
         (

@@ -12,7 +12,8 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
    respect to theta_rob, on the same batch of states;
 2. pretraining throughput: samples x epochs per second per start, with all starts vmapped;
 3. the projected wall time of one paper-scale run (1500 epochs, m = 1e5 split 70 %, 4 starts)
-   beside the paper's 50-90 minutes on an RTX 3090;
+   beside the paper's 50-90 minutes on an RTX 3090, and what one step of it spends where (the
+   map, the controllers and the robot dynamics, each differentiated alone);
 4. (--part rollout) the cost of a physical rollout per PCS segment and Euler substep, the largest
    difference between the two implementations' states, and the projected time of one reservoir's
    sMNIST ny = 15 rollout (35000 sequences x 784 inputs x 100 substeps).
@@ -180,9 +181,10 @@ def pretraining_benchmark(args) -> None:
         f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}"
     )
 
-    paper = {}
+    paper, step = {}, {}
     for dynamics in DYNAMICS:
         per_epoch, first, trained = pretraining_epoch_time(args, dynamics, rng)
+        step[dynamics] = per_epoch / (trained // args.batch_size)
         rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
         paper[dynamics] = 1500 * 70000 / rate
         print(
@@ -196,6 +198,36 @@ def pretraining_benchmark(args) -> None:
             f"{paper[dynamics] / 60:.1f} min (paper: 50-90 min on an RTX 3090)"
         )
     print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
+    step_breakdown(args, step["physres"])
+
+
+def step_breakdown(args, step_seconds: float) -> None:
+    """What one pretraining step (all starts, one batch) spends where, with the fused kernel:
+    value_and_grad of each piece of y''_hat alone, with respect to its parameters and its inputs
+    (as the loss's backward pass needs), on the training batch, against the whole step (which
+    adds the loss, the shuffle, clipping and Adam)."""
+    models = stacked_models(args, "physres")
+    rng = np.random.default_rng(1)
+    y, ydot = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny)) * s) for s in (0.2, 1.0))
+    u = jnp.asarray(rng.uniform(size=(args.starts, args.batch_size, 1)))
+    squared = lambda x: jnp.sum(x**2)  # noqa: E731
+    pieces = {  # each of (model, y, y', u), all differentiated
+        "map: A, A^-1": lambda m, y, yd, u: sum(squared(M) for M in m.map.matrices()),
+        "controllers: T_ff(u) + T_fb(Q, Q')": lambda m, y, yd, u: squared(jax.vmap(m.actuation)(y, yd, u)),
+        "robot dynamics: Q''(theta_rob, Q, Q', T)": lambda m, y, yd, u: squared(
+            m.robots.accelerations(y, yd, 1e-4 * u + 0 * y)
+        ),
+        "all of y''_hat": lambda m, y, yd, u: squared(m.mapped_accelerations(y, yd, u)),
+    }
+    print(
+        f"one pretraining step (physres), {args.starts} starts x batch {args.batch_size}: {1e3 * step_seconds:.2f} ms"
+    )
+    for name, piece in pieces.items():
+        grad = eqx.filter_jit(eqx.filter_vmap(eqx.filter_value_and_grad(lambda inputs, piece=piece: piece(*inputs))))
+        seconds = best_time(lambda: jax.block_until_ready(grad((models, y, ydot, u))), 10)
+        print(
+            f"  value_and_grad of {name:42s} {1e3 * seconds:8.2f} ms  ({100 * seconds / step_seconds:3.0f} % of the step)"
+        )
 
 
 def stacked_models(args, dynamics: str):
