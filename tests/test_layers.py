@@ -8,8 +8,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "workflow/physres"
-#: the speed CLI imports what each of its parts measures only when that part runs
-LAZY_ALLOWED = {"bench"}
 #: the longest import chain, counted in modules (pcs <- robot <- physical <- ... )
 MAX_DEPTH = 5
 
@@ -68,8 +66,6 @@ def test_no_cycles_and_shallow():
 
 def test_imports_at_the_top():
     for path in sorted(PACKAGE.glob("*.py")):
-        if path.stem in LAZY_ALLOWED:
-            continue
         lazy = physres_imports(path, top_level_only=False) - physres_imports(path, top_level_only=True)
         assert not lazy, f"{path.name} imports {sorted(lazy)} inside a function"
 

@@ -31,7 +31,7 @@ PRECISIONS = {"float64": jnp.float64, "float32": jnp.float32}
 def in_precision(reservoir: AbstractPhysicalReservoir, precision: str) -> AbstractPhysicalReservoir:
     """The reservoir with its floating-point leaves in ``precision`` ("float64" or "float32"): a
     rollout runs in its reservoir's precision (float32: ~2-3x faster on a CPU, states within
-    ~1e-6 of float64 while bounded; `python -m physres.bench --part rollout` measures both)."""
+    ~1e-6 of float64 while bounded; `python speed/bench.py --part rollout` measures both)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision {precision!r}; allowed: {', '.join(PRECISIONS)}")
     dtype = PRECISIONS[precision]

@@ -1,10 +1,13 @@
-"""Benchmarks, printed in one run (targets go in benchmarks, not in tests).
+"""The speed CLI: benchmarks printed in one run (targets go in benchmarks, not in tests).
+It lives outside the physres package, as diffrax keeps its benchmarks in a folder of their own
+(not `benchmarks/`, where Snakemake writes each job's timings): it uses the package, the package
+never uses it, and no workflow rule runs it.
 
-    python -m physres.bench --ny 6 --n-robots 1 --n-pcs 2                 # pretraining
-    python -m physres.bench --part rollout --ny 15 --n-robots 5 --n-pcs 1  # PRC rollouts
-    python -m physres.bench --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
-    python -m physres.bench --part quadrature                              # Gauss points of B(q)
-    python -m physres.bench --part dag --configfile workflow/configs/reduced.yaml  # a scale's DAG
+    python speed/bench.py --ny 6 --n-robots 1 --n-pcs 2                    # pretraining
+    python speed/bench.py --part rollout --ny 15 --n-robots 5 --n-pcs 1     # PRC rollouts
+    python speed/bench.py --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
+    python speed/bench.py --part quadrature                                 # Gauss points of B(q)
+    python speed/bench.py --part dag --configfile workflow/configs/reduced.yaml  # a scale's DAG
 
 Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
 (robot.dynamics: soromox) back to back in the same run and prints their ratio:
@@ -41,10 +44,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import yaml
+from snakemake.utils import update_config
 
 from physres import flops
 from physres.config import SCHEMA
-from physres.robot import DYNAMICS
+from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models
+from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
+from physres.robot import DYNAMICS, pcs_template
+from physres.simulate import in_precision, n_substeps, physical_rollout
 
 
 def best_time(fn, repeats: int) -> float:
@@ -69,7 +76,6 @@ def init_ranges() -> dict:
 def unoptimized_reservoir(args, seed: int = 0, dynamics: str = "physres"):
     """The benchmarks' reservoir: config.yaml's unoptimized one of --ny (nu = 1), --n-robots x
     --n-pcs segments and --gauss-points, drawn from PRNGKey(seed)."""
-    from physres.physical import init_unoptimized_reservoir
 
     config = paper_config()
     robot = config["robot"]
@@ -232,7 +238,6 @@ def step_breakdown(args, step_seconds: float) -> None:
 
 def stacked_models(args, dynamics: str):
     """The benchmark's starts (seeds 0..starts-1), stacked."""
-    from physres.physical import init_physical_reservoir, stack_models
 
     return stack_models(
         [
@@ -255,7 +260,6 @@ def stacked_models(args, dynamics: str):
 def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]:
     """(fastest epoch of args.epochs in s, first epoch with compilation in s, samples per epoch)
     of the multi-start pretraining on random data."""
-    from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
 
     m, ny = args.samples, args.ny
     split = lambda size: {
@@ -295,7 +299,6 @@ def rollout_benchmark(args) -> None:
     and through soromox: cost per PCS segment and Euler substep, and the largest difference. The
     reservoir is the benchmark's unoptimized one of seed 0 (an untrained PhysicalReservoir's
     random feedback MLP makes a chaotic system, where rounding differences grow to O(1))."""
-    from physres.simulate import in_precision, physical_rollout
 
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     sim_dt = 1e-4
@@ -336,7 +339,6 @@ def rollout_benchmark(args) -> None:
 
 
 def euler_step_benchmark(args) -> None:
-    from physres.simulate import physical_rollout
 
     bound = paper_config()["evaluation"]["divergence_bound"]
     fine_dt = 1e-4
@@ -372,7 +374,6 @@ def euler_step_benchmark(args) -> None:
 
 
 def quadrature_benchmark(args) -> None:
-    from physres.robot import pcs_template
 
     reference_points, rng = 12, np.random.default_rng(0)
     length = float(pcs_template(args.n_pcs).L[0])  # the template robot: L = 0.1 m, r = 0.02 m per segment
@@ -401,7 +402,6 @@ def quadrature_benchmark(args) -> None:
 def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
     """(sequences x input steps, Euler substeps per input step) of one reservoir's rollout of a
     task's train and test inputs at config's scale."""
-    from physres.simulate import n_substeps
 
     dt = next(c["dt"] for c in config["reference"]["configs"] if c["task"] == task and c["ny"] == ny)
     return sequences_of(config, task) * flops.task_size(config, task).K, n_substeps(dt, config["simulation"]["dt"])
@@ -409,7 +409,6 @@ def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
 
 def dag_config(overlays: list[str]) -> dict:
     """config.yaml with the overlays merged in key by key, as Snakemake's --configfile does."""
-    from snakemake.utils import update_config
 
     config = copy.deepcopy(paper_config())
     for overlay in overlays:
@@ -519,7 +518,6 @@ def sequences_of(config: dict, task: str) -> int:
 def segment_substep_cost(args) -> float:
     """Seconds per PCS segment and Euler substep of an unoptimized reservoir's rollout with the
     fused kernel (--sequences x --inputs x --substeps)."""
-    from physres.simulate import physical_rollout
 
     model = unoptimized_reservoir(args)
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from physres import bench
+from speed import bench
 
 TINY = [
     "--states",
