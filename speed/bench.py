@@ -29,6 +29,12 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
    robot layout the measured pretraining epoch at the config's batch size and controllers, and
    the rollout cost per segment-substep at each task's batch (seeds x sequences per call), times
    the work the config asks for.
+7. (--part divergence --task T [--configfile overlay ...]) why the unoptimized reservoirs of a
+   scale diverge: each seed's reservoir (drawn as the workflow draws it) on the first --sequences
+   test sequences of results/<run>/data/T.h5 with no divergence bound (Euler step --dt, default
+   the config's), the input step where its state turns non-finite, and its most bent robot: its
+   bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
+   the curvature it reached and the smallest eigenvalue of B(q) there.
 """
 
 from __future__ import annotations
@@ -46,10 +52,12 @@ import numpy as np
 import yaml
 from snakemake.utils import update_config
 
-from physres import flops
-from physres.config import SCHEMA
-from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models
+from physres import flops, pcs
+from physres.config import SCHEMA, input_dimension, robot_layout
+from physres.data import read_task
+from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
+from physres.reservoirs import UNOPTIMIZED_ARCHITECTURE, load_ensemble
 from physres.robot import DYNAMICS, pcs_template
 from physres.simulate import in_precision, n_substeps, physical_rollout
 
@@ -114,7 +122,7 @@ def main(argv=None) -> None:
         help="Gauss points per segment for B(q) (default: config.yaml's robot.gauss_points)",
     )
     parser.add_argument(
-        "--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "all"]
+        "--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "divergence", "all"]
     )
     parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
     parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
@@ -136,6 +144,10 @@ def main(argv=None) -> None:
         default=None,
         help="ny of the layouts measured by --part dag (default: all; the others are not projected)",
     )
+    parser.add_argument("--task", default="mackey_glass", help="the task of --part divergence")
+    parser.add_argument(
+        "--dt", type=float, default=None, help="Euler step of --part divergence (default: the config's)"
+    )
     args = parser.parse_args(argv)
     args.gauss_points_given = args.gauss_points
     if args.gauss_points is None:
@@ -155,6 +167,8 @@ def main(argv=None) -> None:
         quadrature_benchmark(args)
     if args.part in ("dag", "all"):
         paper_dag_projection(args)
+    if args.part == "divergence":  # needs a workflow run's task data, so not part of "all"
+        divergence_diagnosis(args)
 
 
 def pretraining_benchmark(args) -> None:
@@ -523,6 +537,61 @@ def segment_substep_cost(args) -> float:
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     run = lambda: physical_rollout(model, u, args.substeps * 1e-4, 1e-4, keep="final")[0].block_until_ready()  # noqa: E731
     return best_time(run, 3) / (args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs)
+
+
+def divergence_diagnosis(args) -> None:
+    """Part 7: the unoptimized reservoirs of --task at the scale of config.yaml + --configfile,
+    one per seed as the workflow's rollout draws them, simulated without a divergence bound."""
+    config = dag_config(args.configfile)
+    robot, dt = config["robot"], args.dt or config["simulation"]["dt"]
+    path = Path("results") / config.get("run", "paper") / "data" / f"{args.task}.h5"
+    u = read_task(path).test.u[: args.sequences]
+    seeds = config["pretrain"]["seeds"]
+    for ny in args.layouts or config["dimensions"]:
+        n_robots, n_pcs = robot_layout(config, ny)
+        architecture = {"ny": ny, "nu": input_dimension(config, args.task), "n_robots": n_robots, "n_pcs": n_pcs}
+        architecture |= {k: robot[k] for k in UNOPTIMIZED_ARCHITECTURE if k in robot}
+        architecture |= {"init_ranges": robot["init_ranges"], "minimum_fraction": robot["minimum_fraction"]}
+        reference_dt = next(c["dt"] for c in config["reference"]["configs"] if c["task"] == args.task and c["ny"] == ny)
+        ensemble = load_ensemble(
+            "unoptimized",
+            [],
+            seeds,
+            architecture=architecture,
+            unoptimized=config["benchmark"]["unoptimized"],
+            reference_dt=reference_dt,
+            sim_dt=dt,
+            task=args.task,
+        )
+        Q, _ = ensemble.all_states(u)  # (seeds, sequences, K, ny): the unoptimized activations are Q
+        print(
+            f"{args.task} ny={ny} ({n_robots} x {n_pcs}), unoptimized, {len(u)} test sequence(s) of {u.shape[1]} "
+            f"inputs, Euler step {dt:g} s, no divergence bound:"
+        )
+        for i, seed in enumerate(seeds):
+            finite = np.isfinite(Q[i]).all(axis=(0, 2))
+            blown = np.flatnonzero(~finite)
+            theta = unstack_model(ensemble.stacked, i).robots.theta()
+            # the most bent robot: its most bent state, and its curvature at equilibrium under the
+            # encoding's largest torque, torque_scale / (E I L)
+            bends = [np.abs(Q[i][:, finite, 3 * n_pcs * r : 3 * n_pcs * (r + 1) : 3]).max() for r in range(n_robots)]
+            r = int(np.argmax(bends))
+            coordinates = Q[i][:, finite, 3 * n_pcs * r : 3 * n_pcs * (r + 1)].reshape(-1, n_pcs, 3)
+            q = coordinates[np.argmax(np.abs(coordinates[..., 0]).max(axis=1))]
+            B, _ = pcs.inertia_and_forces(
+                theta[r], jnp.asarray(q)[..., None], jnp.zeros((n_pcs, 3, 1)), (0.0, 0.0), robot["gauss_points"], False
+            )
+            smallest = np.linalg.eigvalsh(np.asarray(B)[..., 0]).min()
+            length, radius, young = (np.asarray(theta[r, :, k]) for k in (0, 1, 3))
+            bending = young * np.pi * radius**4 / 4 * length
+            torque = config["benchmark"]["unoptimized"]["torque_scale"]
+            status = f"non-finite from input {blown[0]}" if len(blown) else "bounded"
+            print(
+                f"  seed {seed}: {status:26s} most bent robot {r}: L {np.array2string(length, precision=3)} m, "
+                f"r {np.array2string(radius, precision=4)} m, E I L [{', '.join(f'{x:.1e}' for x in bending)}] N m^2, "
+                f"torque / E I L [{', '.join(f'{torque / x:.2g}' for x in bending)}] rad/m; reached |kappa| "
+                f"{bends[r]:.3g} rad/m (|kappa L| {np.abs(q[:, 0] * length).max():.3g} rad), min eig B there {smallest:.1e}"
+            )
 
 
 if __name__ == "__main__":

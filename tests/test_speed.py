@@ -114,3 +114,21 @@ def test_dag_minutes_by_hand():
     assert minutes["pretrain"] == pytest.approx(8 * 70000 * 1500 * 1e-3 / 60)
     substeps = 35000 * 784 * 60 + 781 * 176 * 200 + 4000 * 500 + 256 * 2225 * 500
     assert minutes["rollout"] == pytest.approx(12 * substeps * 2 * 1e-6 / 60)
+
+
+def test_divergence_part_reads_the_runs_task_data(capsys, tmp_path, monkeypatch):
+    """--part divergence simulates the smoke scale's unoptimized reservoirs on results/smoke/data
+    and reports, per seed, bounded or where it turned non-finite, and its most bent robot."""
+    from physres.data import mackey_glass, write_task
+
+    smoke = str(bench.SCHEMA.parents[1] / "configs" / "smoke.yaml")
+    data = tmp_path / "results" / "smoke" / "data"
+    data.mkdir(parents=True)
+    write_task(data / "mackey_glass.h5", mackey_glass(n_steps=40, washout=5, lag=3))
+    monkeypatch.chdir(tmp_path)
+    bench.main(["--part", "divergence", "--task", "mackey_glass", "--configfile", smoke, "--sequences", "1"])
+    out = capsys.readouterr().out
+    assert "mackey_glass ny=6 (1 x 2), unoptimized, 1 test sequence(s) of" in out
+    seeds = re.findall(r"seed (\d): (bounded|non-finite from input \d+) +most bent robot 0: .* E I L \[", out)
+    assert [s for s, _ in seeds] == ["0", "1"]  # the smoke scale's two seeds
+    assert "torque / E I L" in out and "min eig B there" in out
