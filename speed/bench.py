@@ -8,6 +8,8 @@ never uses it, and no workflow rule runs it.
     python speed/bench.py --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
     python speed/bench.py --part quadrature                                 # Gauss points of B(q)
     python speed/bench.py --part dag --configfile workflow/configs/reduced.yaml  # a scale's DAG
+    python speed/bench.py --part divergence --task mackey_glass --configfile workflow/configs/reduced.yaml \
+        --sequences 1                                         # why unoptimized runs diverge (after a run)
 
 Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
 (robot.dynamics: soromox) back to back in the same run and prints their ratio:
@@ -84,7 +86,6 @@ def init_ranges() -> dict:
 def unoptimized_reservoir(args, seed: int = 0, dynamics: str = "physres"):
     """The benchmarks' reservoir: config.yaml's unoptimized one of --ny (nu = 1), --n-robots x
     --n-pcs segments and --gauss-points, drawn from PRNGKey(seed)."""
-
     config = paper_config()
     robot = config["robot"]
     return init_unoptimized_reservoir(
@@ -124,7 +125,12 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "divergence", "all"]
     )
-    parser.add_argument("--sequences", type=int, default=256, help="batch of sequences for the rollout timing")
+    parser.add_argument(
+        "--sequences",
+        type=int,
+        default=256,
+        help="batch of sequences for the rollout timing; test sequences for --part divergence",
+    )
     parser.add_argument("--inputs", type=int, default=20, help="input steps per sequence for the rollout timing")
     parser.add_argument("--substeps", type=int, default=100, help="Euler substeps per input step (RON dt / 0.1 ms)")
     parser.add_argument(
@@ -135,14 +141,14 @@ def main(argv=None) -> None:
         "--configfile",
         nargs="*",
         default=[],
-        help="overlays merged into config.yaml for --part dag, e.g. workflow/configs/reduced.yaml",
+        help="overlays merged into config.yaml for --part dag and divergence, e.g. workflow/configs/reduced.yaml",
     )
     parser.add_argument(
         "--layouts",
         type=int,
         nargs="*",
         default=None,
-        help="ny of the layouts measured by --part dag (default: all; the others are not projected)",
+        help="ny of the layouts measured by --part dag and divergence (default: all of the config's dimensions)",
     )
     parser.add_argument("--task", default="mackey_glass", help="the task of --part divergence")
     parser.add_argument(
