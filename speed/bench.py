@@ -55,7 +55,7 @@ import yaml
 from snakemake.utils import update_config
 
 from physres import flops, pcs
-from physres.config import SCHEMA, input_dimension, robot_layout
+from physres.config import SCHEMA, input_dimension, robot_layout, ron_config
 from physres.data import read_task
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
@@ -556,16 +556,14 @@ def divergence_diagnosis(args) -> None:
     for ny in args.layouts or config["dimensions"]:
         n_robots, n_pcs = robot_layout(config, ny)
         architecture = {"ny": ny, "nu": input_dimension(config, args.task), "n_robots": n_robots, "n_pcs": n_pcs}
-        architecture |= {k: robot[k] for k in UNOPTIMIZED_ARCHITECTURE if k in robot}
-        architecture |= {"init_ranges": robot["init_ranges"], "minimum_fraction": robot["minimum_fraction"]}
-        reference_dt = next(c["dt"] for c in config["reference"]["configs"] if c["task"] == args.task and c["ny"] == ny)
+        architecture |= {k: robot[k] for k in UNOPTIMIZED_ARCHITECTURE if k in robot}  # as rule rollout_physical
         ensemble = load_ensemble(
             "unoptimized",
             [],
             seeds,
             architecture=architecture,
             unoptimized=config["benchmark"]["unoptimized"],
-            reference_dt=reference_dt,
+            reference_dt=ron_config(config, args.task, ny)["dt"],
             sim_dt=dt,
             task=args.task,
         )
@@ -588,8 +586,8 @@ def divergence_diagnosis(args) -> None:
                 theta[r], jnp.asarray(q)[..., None], jnp.zeros((n_pcs, 3, 1)), (0.0, 0.0), robot["gauss_points"], False
             )
             smallest = np.linalg.eigvalsh(np.asarray(B)[..., 0]).min()
-            length, radius, young = (np.asarray(theta[r, :, k]) for k in (0, 1, 3))
-            bending = young * np.pi * radius**4 / 4 * length
+            length, radius = (np.asarray(theta[r, :, k]) for k in (0, 1))
+            bending = np.asarray(pcs.segment_constants(theta[r])[3])[:, 0, 0]  # K's E I L per segment
             torque = config["benchmark"]["unoptimized"]["torque_scale"]
             status = f"non-finite from input {blown[0]}" if len(blown) else "bounded"
             print(
