@@ -207,10 +207,10 @@ def pretraining_benchmark(args) -> None:
         f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}"
     )
 
-    paper, step = {}, {}
+    paper, epoch = {}, {}
     for dynamics in DYNAMICS:
         per_epoch, first, trained = pretraining_epoch_time(args, dynamics, rng)
-        step[dynamics] = per_epoch / (trained // args.batch_size)
+        epoch[dynamics] = per_epoch, trained
         rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
         paper[dynamics] = 1500 * 70000 / rate
         print(
@@ -224,7 +224,8 @@ def pretraining_benchmark(args) -> None:
             f"{paper[dynamics] / 60:.1f} min (paper: 50-90 min on an RTX 3090)"
         )
     print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
-    step_breakdown(args, step["physres"])
+    per_epoch, trained = epoch["physres"]
+    step_breakdown(args, per_epoch / (trained // args.batch_size))
 
 
 def step_breakdown(args, step_seconds: float) -> None:
@@ -241,7 +242,7 @@ def step_breakdown(args, step_seconds: float) -> None:
         "map: A, A^-1": lambda m, y, yd, u: sum(squared(M) for M in m.map.matrices()),
         "controllers: T_ff(u) + T_fb(Q, Q')": lambda m, y, yd, u: squared(jax.vmap(m.actuation)(y, yd, u)),
         "robot dynamics: Q''(theta_rob, Q, Q', T)": lambda m, y, yd, u: squared(
-            m.robots.accelerations(y, yd, 1e-4 * u + 0 * y)
+            m.robots.accelerations(y, yd, jnp.broadcast_to(1e-4 * u, y.shape))
         ),
         "all of y''_hat": lambda m, y, yd, u: squared(m.mapped_accelerations(y, yd, u)),
     }
