@@ -55,11 +55,11 @@ import yaml
 from snakemake.utils import update_config
 
 from physres import flops, pcs
-from physres.config import SCHEMA, input_dimension, robot_layout, ron_config
+from physres.config import SCHEMA, input_dimension, robot_environment, robot_layout, ron_config
 from physres.data import read_task
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
-from physres.reservoirs import UNOPTIMIZED_ARCHITECTURE, load_ensemble
+from physres.reservoirs import load_ensemble
 from physres.robot import DYNAMICS, pcs_template
 from physres.simulate import in_precision, n_substeps, physical_rollout
 
@@ -87,19 +87,15 @@ def unoptimized_reservoir(args, seed: int = 0, dynamics: str = "physres"):
     """The benchmarks' reservoir: config.yaml's unoptimized one of --ny (nu = 1), --n-robots x
     --n-pcs segments and --gauss-points, drawn from PRNGKey(seed)."""
     config = paper_config()
-    robot = config["robot"]
+    environment = robot_environment(config) | {"gauss_points": args.gauss_points, "dynamics": dynamics}
     return init_unoptimized_reservoir(
         jax.random.PRNGKey(seed),
         args.ny,
         1,
         args.n_robots,
         args.n_pcs,
-        robot["init_ranges"],
-        gravity=robot["gravity"],
-        coriolis=robot["coriolis"],
-        minimum_fraction=robot["minimum_fraction"],
-        gauss_points=args.gauss_points,
-        dynamics=dynamics,
+        config["robot"]["init_ranges"],
+        **environment,
         **config["benchmark"]["unoptimized"],
     )
 
@@ -557,7 +553,7 @@ def divergence_diagnosis(args) -> None:
     for ny in args.layouts or config["dimensions"]:
         n_robots, n_pcs = robot_layout(config, ny)
         architecture = {"ny": ny, "nu": input_dimension(config, args.task), "n_robots": n_robots, "n_pcs": n_pcs}
-        architecture |= {k: robot[k] for k in UNOPTIMIZED_ARCHITECTURE if k in robot}  # as rule rollout_physical
+        architecture |= {"init_ranges": robot["init_ranges"], **robot_environment(config)}  # as rule rollout_physical
         ensemble = load_ensemble(
             "unoptimized",
             [],
@@ -576,9 +572,16 @@ def divergence_diagnosis(args) -> None:
         for i, seed in enumerate(seeds):
             finite = np.isfinite(Q[i]).all(axis=(0, 2))
             blown = np.flatnonzero(~finite)
-            theta = unstack_model(ensemble.stacked, i).robots.theta()
-            # the most bent robot: its most bent state, and its curvature at equilibrium under the
-            # encoding's largest torque, torque_scale / (E I L)
+            reservoir = unstack_model(ensemble.stacked, i)
+            theta = reservoir.robots.theta()
+            # the encoding's largest bending torque over the inputs' range:
+            # torque_scale tanh(sum_j |V_ij| max |u_j| + |d_i|) over the bending rows i
+            encoding = reservoir.encoding
+            u_max = np.abs(u).max(axis=(0, 1))
+            reach = np.abs(np.asarray(encoding.V)) @ u_max + np.abs(np.asarray(encoding.d))
+            torque = encoding.torque_scale * np.tanh(reach[0::3]).max()
+            # the most bent robot: its most bent state, and its curvature at equilibrium under that
+            # torque, torque / (E I L)
             bends = [np.abs(Q[i][:, finite, 3 * n_pcs * r : 3 * n_pcs * (r + 1) : 3]).max() for r in range(n_robots)]
             r = int(np.argmax(bends))
             coordinates = Q[i][:, finite, 3 * n_pcs * r : 3 * n_pcs * (r + 1)].reshape(-1, n_pcs, 3)
@@ -589,7 +592,6 @@ def divergence_diagnosis(args) -> None:
             smallest = np.linalg.eigvalsh(np.asarray(B)[..., 0]).min()
             length, radius = (np.asarray(theta[r, :, k]) for k in (0, 1))
             bending = np.asarray(pcs.segment_constants(theta[r])[3])[:, 0, 0]  # K's E I L per segment
-            torque = config["benchmark"]["unoptimized"]["torque_scale"]
             status = f"non-finite from input {blown[0]}" if len(blown) else "bounded"
             print(
                 f"  seed {seed}: {status:26s} most bent robot {r}: L {np.array2string(length, precision=3)} m, "

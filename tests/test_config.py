@@ -23,7 +23,14 @@ def load(*overlays):
 
 @pytest.mark.parametrize(
     "overlays",
-    [(), ("workflow/configs/quick.yaml",), ("workflow/configs/reduced.yaml",), ("workflow/configs/smoke.yaml",)],
+    [
+        (),
+        ("workflow/configs/quick.yaml",),
+        ("workflow/configs/reduced.yaml",),
+        ("workflow/configs/smoke.yaml",),
+        ("workflow/configs/previous/gravity.yaml", "workflow/configs/previous/encoding.yaml"),
+        ("workflow/configs/thesis_unoptimized_robots.yaml",),
+    ],
 )
 def test_shipped_configs_are_valid(overlays):
     check_config(load(*overlays))
@@ -77,6 +84,22 @@ def test_too_few_gauss_points():
 def test_unknown_robot_dynamics_names_the_allowed_ones():
     message = broken(lambda c: c["robot"].update(dynamics="warp"))
     assert "robot.dynamics: 'warp' is not allowed (allowed: physres, soromox)" in message
+
+
+def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
+    message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
+    assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message
+    thesis = yaml.safe_load((ROOT / "workflow/configs/thesis_unoptimized_robots.yaml").read_text())
+    reversed_length = thesis["benchmark"]["unoptimized"]["robot_ranges"] | {"length": [0.3, 0.07]}
+    message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_ranges=reversed_length))
+    assert "benchmark.unoptimized.robot_ranges.length: range [0.3, 0.07] is reversed" in message
+    message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_ranges={"length": [0.07, 0.3]}))
+    assert "benchmark.unoptimized.robot_ranges: 'damping_bending' is a required property" in message
+    message = broken(lambda c: c["benchmark"]["unoptimized"].update(strain_scales=[1e-3, 0.1]))
+    assert "benchmark.unoptimized.strain_scales" in message
+    assert "robot.base_angle_deg: 270 is greater than the maximum of 180" in broken(
+        lambda c: c["robot"].update(base_angle_deg=270)
+    )
 
 
 def test_negative_size():

@@ -34,13 +34,13 @@ def random_states(rng, theta, n_states=N_STATES):
     return (flat(q), flat(rng.normal(size=q.shape)), flat(rng.normal(size=q.shape) * 1e-3))
 
 
-def soromox_accelerations(theta, Q, Qdot, T, gravity, coriolis, gauss_points=5):
+def soromox_accelerations(theta, Q, Qdot, T, gravity, coriolis, gauss_points=5, base_angle=np.pi / 2):
     """Q'' from soromox: forward_dynamics (which always has Coriolis) or, without Coriolis, its
-    dynamics terms solved as forward_dynamics would."""
+    dynamics terms solved as forward_dynamics would; the bases turned by base_angle."""
     n = 3 * theta.shape[1]
 
     def one_robot(theta_i, q, qd, tau):
-        robot = pcs_robot(theta_i, jnp.asarray(gravity), gauss_points)
+        robot = pcs_robot(theta_i, jnp.asarray(gravity), gauss_points, base_angle)
         if coriolis:
             return robot.forward_dynamics(0.0, jnp.concatenate([q, qd]), (tau,))[n:]
         B, _, G = robot.dynamics_terms(q, qd)
@@ -89,6 +89,22 @@ def test_accelerations_match_soromox(rng, n_pcs, gravity, coriolis):
     ours = jax.jit(pcs.accelerations, static_argnums=(4, 5, 6))(theta, Q, Qdot, T, gravity, 5, coriolis)
     theirs = jax.jit(soromox_accelerations, static_argnums=(4, 5))(theta, Q, Qdot, T, gravity, coriolis)
     for b in range(N_STATES):  # per state: accelerations span orders of magnitude across states
+        assert relative_error(ours[b], theirs[b]) < 1e-10, b
+
+
+@pytest.mark.parametrize("base_angle", [np.pi / 2, 0.3, -np.pi / 2])
+@pytest.mark.parametrize("coriolis", [False, True])
+def test_turned_base_and_hanging_gravity_match_soromox(rng, base_angle, coriolis):
+    """The thesis's robots (g = [0, +9.81], base at pi / 2: hanging) and other base angles, against
+    soromox built with the same base pose: the kernel turns gravity into the base frame."""
+    theta = robots_theta(2, seed=7)
+    Q, Qdot, T = random_states(rng, theta)
+    gravity = (0.0, 9.81)
+    ours = jax.jit(pcs.accelerations, static_argnums=(4, 5, 6, 7))(theta, Q, Qdot, T, gravity, 5, coriolis, base_angle)
+    theirs = jax.jit(soromox_accelerations, static_argnums=(4, 5, 6, 7))(
+        theta, Q, Qdot, T, gravity, coriolis, 5, base_angle
+    )
+    for b in range(N_STATES):
         assert relative_error(ours[b], theirs[b]) < 1e-10, b
 
 

@@ -219,17 +219,21 @@ def test_euler_rollout_converges_at_first_order(rng):
     assert np.all((ratios > 1.7) & (ratios < 2.4)), (errors, ratios)
 
 
+THESIS_ENCODING = dict(strain_scales=(1e-3, 0.1, 1e-2), input_range=(0.0, 1.0), bias_range=(-1.0, 1.0))
+
+
 def test_unoptimized_reservoir_encoding_and_robots():
     from physres.physical import init_unoptimized_reservoir
 
     model = init_physical_reservoir(jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES)
     unopt = init_unoptimized_reservoir(
-        jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES, input_scaling=0.5, bias_scaling=0.2, torque_scale=0.01
+        jax.random.PRNGKey(5), 6, 2, 1, 2, RANGES, input_range=(-0.5, 0.5), bias_range=(-0.2, 0.2), torque_scale=0.01
     )
     # with the same key, the unoptimized robots are those a start draws (the workflow keys them per task)
     np.testing.assert_array_equal(unopt.robots.theta(), model.robots.theta())
     enc = unopt.encoding
     assert np.all(np.abs(enc.V) <= 0.5) and np.all(np.abs(enc.d) <= 0.2)
+    assert (enc.V < 0).any() and (enc.V > 0).any()  # a symmetric range draws both signs
     u = jnp.asarray([0.3, -1.2])
     np.testing.assert_allclose(
         unopt.feedforward_torque(u), 0.01 * np.tanh(np.asarray(enc.V) @ np.asarray(u) + np.asarray(enc.d))
@@ -238,6 +242,87 @@ def test_unoptimized_reservoir_encoding_and_robots():
     np.testing.assert_array_equal(unopt.feedback_torque(Q, Q), np.zeros(6))
     np.testing.assert_array_equal(unopt.readout_coordinates(Q), Q)
     np.testing.assert_array_equal(unopt.initial_Q(), np.zeros(6))
+
+
+def test_unoptimized_encoding_per_strain_scales_and_one_sided_V():
+    """The thesis's encoding: V = s U(0, 1) (one-sided), d = s U(-1, 1), s = [1e-3, 0.1, 1e-2]
+    per [bending, axial, shear] repeated per segment, inside the tanh; nothing outside it."""
+    from physres.physical import init_unoptimized_reservoir
+
+    key = jax.random.PRNGKey(8)
+    thesis = init_unoptimized_reservoir(key, 12, 2, 2, 2, RANGES, **THESIS_ENCODING).encoding
+    unit = init_unoptimized_reservoir(key, 12, 2, 2, 2, RANGES, input_range=(0.0, 1.0)).encoding
+    s = np.tile([1e-3, 0.1, 1e-2], 4)
+    # the scales multiply the same draws row by row: bending, axial, shear of each of 4 segments
+    np.testing.assert_array_equal(np.asarray(thesis.V), s[:, None] * np.asarray(unit.V))
+    np.testing.assert_array_equal(np.asarray(thesis.d), s * np.asarray(unit.d))
+    V, d = np.asarray(thesis.V), np.asarray(thesis.d)
+    assert (V >= 0).all() and (V <= s[:, None]).all() and (np.abs(d) <= s).all()
+    for strain, scale in enumerate((1e-3, 0.1, 1e-2)):  # each strain's rows fill their own range
+        assert V[strain::3].max() > 0.5 * scale and np.abs(d[strain::3]).max() > 0.3 * scale
+    assert thesis.torque_scale == 1.0
+    u = jnp.asarray([0.7, 0.2])
+    np.testing.assert_array_equal(thesis(u), jnp.tanh(thesis.V @ u + thesis.d))
+
+
+def test_unoptimized_robots_ranges_and_shared_draw():
+    """robot_ranges replaces the pretraining starts' ranges; robot_draw 'shared' gives every
+    segment of every robot one theta (the thesis's random reservoirs), 'per_segment' does not."""
+    from physres.physical import init_unoptimized_reservoir
+    from physres.robot import PARAMETER_NAMES
+
+    thesis_ranges = dict(RANGES, length=[0.07, 0.3], radius=[0.007, 0.05])
+    key = jax.random.PRNGKey(9)
+    shared = init_unoptimized_reservoir(key, 12, 1, 2, 2, RANGES, robot_ranges=thesis_ranges, robot_draw="shared")
+    theta = np.asarray(shared.robots.theta())  # (2 robots, 2 segments, 8)
+    np.testing.assert_allclose(theta, np.broadcast_to(theta[0, 0], theta.shape), rtol=1e-12)
+    for i, name in enumerate(PARAMETER_NAMES):
+        low, high = thesis_ranges[name]
+        assert low <= theta[0, 0, i] <= high, name
+    per_segment = np.asarray(init_unoptimized_reservoir(key, 12, 1, 2, 2, RANGES).robots.theta())
+    assert len({tuple(row) for row in per_segment.reshape(-1, 8)}) == 4
+    with pytest.raises(ValueError, match="allowed: per_segment, shared"):
+        init_unoptimized_reservoir(key, 12, 1, 2, 2, RANGES, robot_draw="twice")
+
+
+def test_gravity_enters_pretraining_and_rollouts_identically():
+    """One function (physres.robot.sample_robots) builds the robots of a pretraining start and of
+    the unoptimized baseline, with the same gravity and base angle; pretraining's y''_hat and the
+    rollout's step both go through robots.build(). Physics: hanging (g along the rest direction)
+    pulls a bent segment back, an upright arm (g against it) pushes it further."""
+    from physres.physical import init_unoptimized_reservoir
+
+    key, hanging = jax.random.PRNGKey(11), dict(gravity=(0.0, 9.81), base_angle=np.pi / 2)
+    start = init_physical_reservoir(key, 6, 1, 1, 2, RANGES, **hanging)
+    baseline = init_unoptimized_reservoir(key, 6, 1, 1, 2, RANGES, **hanging)
+    assert (start.robots.gravity, start.robots.base_angle) == ((0.0, 9.81), np.pi / 2)
+    Q, Qdot, T = jnp.linspace(-0.2, 0.3, 6), jnp.linspace(0.1, -0.1, 6), jnp.linspace(-1e-3, 1e-3, 6)
+    np.testing.assert_array_equal(
+        start.robots.accelerations(Q[None], Qdot[None], T[None]),
+        baseline.robots.accelerations(Q[None], Qdot[None], T[None]),
+    )
+    # pretraining's mapped acceleration is A^-1 of the very robots' Q'' at the mapped state
+    y, ydot, u = jnp.linspace(-1, 1, 6), jnp.linspace(0.5, -0.5, 6), jnp.asarray([0.4])
+    A, A_inv = start.map.matrices()
+    Q_phi, Qdot_phi = A @ y + start.map.c, A @ ydot
+    Qddot = start.robots.build().accelerations(Q_phi[None], Qdot_phi[None], start.actuation(Q_phi, Qdot_phi, u)[None])
+    np.testing.assert_allclose(start.mapped_acceleration(y, ydot, u), A_inv @ Qddot[0], rtol=1e-10, atol=1e-12)
+    # gravity's generalized force G(q) on one bent segment, from the robots' own gravity and base
+    # angle: hanging, it acts like the stiffness (restoring the bend) and stretches the segment;
+    # upright, it is the opposite
+    from physres import pcs
+
+    bent = jnp.asarray([0.05, 0.0, 0.0]).reshape(1, 1, 3, 1)
+
+    def gravity_force(gravity):
+        robots = init_unoptimized_reservoir(key, 3, 1, 1, 1, RANGES, gravity=gravity).robots
+        environment = pcs.base_frame_gravity(robots.gravity, robots.base_angle)
+        force = lambda g: pcs.inertia_and_forces(robots.theta(), bent, jnp.zeros_like(bent), g, 5, False)[1]  # noqa: E731
+        return np.asarray(force(environment) - force((0.0, 0.0))).ravel()  # [bending, axial, shear]
+
+    hanging_force, upright_force = gravity_force((0.0, 9.81)), gravity_force((0.0, -9.81))
+    assert hanging_force[0] > 0 and hanging_force[1] < 0
+    np.testing.assert_allclose(upright_force, -hanging_force, rtol=1e-12)
 
 
 def test_pretrained_readout_coordinates_invert_the_map(rng):
@@ -313,8 +398,16 @@ def test_unoptimized_reservoirs_are_drawn_per_task_ny_and_seed():
         minimum_fraction=0.01,
         gauss_points=3,
         dynamics="physres",
+        base_angle=np.pi / 2,
     )
-    unoptimized = dict(input_scaling=1.0, bias_scaling=1.0, torque_scale=0.01)
+    unoptimized = dict(
+        strain_scales=(1.0, 1.0, 1.0),
+        input_range=(-1.0, 1.0),
+        bias_range=(-1.0, 1.0),
+        torque_scale=0.01,
+        robot_ranges=None,
+        robot_draw="per_segment",
+    )
 
     def robots(task):
         ensemble = load_ensemble(

@@ -160,7 +160,7 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
         assert label in page, label
     # captions read the run's config (the smoke overlay's 2 seeds, config.yaml's encoding)
     assert "With 2 seeds per group the smallest attainable p-value is 1/6" in page
-    assert "T = 0.01 tanh(V u + d)" in page
+    assert "T = 1.0 tanh(V u + d) with V = s U[0.0, 1.0]" in page and "s = [0.001, 0.1, 0.01]" in page
     table = (workdir / "results/smoke/tables/benchmark.html").read_text()
     # markdown bold (the best variant of a cell) became <b>; a bare * is a diverged run
     assert table.startswith("<!DOCTYPE html>") and "<table" in table and not re.search(r"\*\*[\d-]", table)

@@ -42,10 +42,14 @@ def _key_path(path) -> str:
 def schema_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
     """All schema violations, one line each: 'key.path: message'."""
     from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
 
     validator = Draft202012Validator(load_schema(schema_path))
     lines = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+        if error.validator == "oneOf":  # "null or a table": name what is wrong in the table
+            deeper = [e for e in error.context if (e.validator, e.validator_value) != ("type", "null")]
+            error = best_match(deeper) if deeper else error
         if error.validator == "additionalProperties":
             allowed = ", ".join(sorted(error.schema.get("properties", {}))) or "none"
             lines.append(f"{_key_path(error.absolute_path)}: {error.message} (allowed keys: {allowed})")
@@ -75,6 +79,8 @@ def walk_schema(schema: dict, value: Any, visit, path: tuple = ()) -> Any:
     defs = schema.get("$defs", {})
 
     def walk(node: dict, value: Any, path: tuple) -> Any:
+        if value is not None and "oneOf" in node:  # "null or X": walk X
+            node = next((branch for branch in node["oneOf"] if branch.get("type") != "null"), node)
         ref = node["$ref"].split("/")[-1] if "$ref" in node else None
         if ref is not None:
             node = defs.get(ref, {})
@@ -205,6 +211,21 @@ def robot_layout(config: dict, ny: int) -> tuple[int, int]:
         if entry["ny"] == int(ny):
             return entry["n_robots"], entry["n_pcs"]
     raise ConfigError(f"robot.layouts: no layout for ny = {ny}")
+
+
+def robot_environment(config: dict) -> dict[str, Any]:
+    """The robots' model and surroundings from ``robot``, as physres.physical's init functions
+    take them: one place, so pretraining and every rollout build the same robots (gravity in the
+    world frame, the bases' angle in rad, Coriolis terms, theta_min, quadrature, implementation)."""
+    robot = config["robot"]
+    return {
+        "gravity": robot["gravity"],
+        "base_angle": math.radians(robot["base_angle_deg"]),
+        "coriolis": robot["coriolis"],
+        "minimum_fraction": robot["minimum_fraction"],
+        "gauss_points": robot["gauss_points"],
+        "dynamics": robot["dynamics"],
+    }
 
 
 def input_dimension(config: dict, task: str) -> int:

@@ -1,9 +1,9 @@
 """A fused planar PCS kernel: the dynamics of N soft robots in closed form, batch-last.
 
 The same model as soromox's ``PlanarPCS`` (the reference; ``tests/test_pcs.py`` holds the two
-together to 1e-10) for the case this workflow uses: a fixed base at the origin (soromox's upright
-mounting; the kinematics below are in the base frame, whose x axis is the robots' rest direction
-and points up the world's y), n_pcs segments of constant strain, q per segment = [bending kappa, axial sigma_x - 1, shear
+together to 1e-10) for the case this workflow uses: a fixed base at the origin turned by a base
+angle (default soromox's upright mounting, pi / 2; the kinematics below are in the base frame,
+whose x axis is the robots' rest direction, so the angle only turns gravity into that frame), n_pcs segments of constant strain, q per segment = [bending kappa, axial sigma_x - 1, shear
 sigma_y], solid circular cross-sections, inertia and gravity integrated with soromox's
 Gauss-Legendre nodes. One robot::
 
@@ -55,15 +55,16 @@ def gauss_legendre(points: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _upright_base_angle() -> float:
+def upright_base_angle() -> float:
+    """The base angle of soromox's upright mounting (pi / 2): the rest direction up the world's y."""
     with jax.ensure_compile_time_eval():  # may be first called inside a jit trace
         return float(planar_mounting_pose("upright")[0])
 
 
-def base_frame_gravity(gravity) -> tuple[float, float]:
-    """Gravity (world frame, (2,)) in the frame of soromox's upright base, whose x axis (the
-    robots' rest direction) points up the world's y."""
-    angle = _upright_base_angle()
+def base_frame_gravity(gravity, base_angle: float | None = None) -> tuple[float, float]:
+    """Gravity (world frame, (2,)) in the frame of a base turned by ``base_angle`` (default
+    soromox's upright mounting, pi / 2), whose x axis is the robots' rest direction."""
+    angle = upright_base_angle() if base_angle is None else float(base_angle)
     gx, gy = (float(g) for g in gravity)
     return (np.cos(angle) * gx + np.sin(angle) * gy, -np.sin(angle) * gx + np.cos(angle) * gy)
 
@@ -358,13 +359,15 @@ def accelerations(
     gravity=(0.0, 0.0),
     gauss_points: int = 5,
     coriolis: bool = False,
+    base_angle: float | None = None,
 ) -> Float[Array, "batch ny"]:
     """Q'' of N robots of n segments each for a batch of states (ny = 3 N n):
-    B^-1 (T - K Q - D Q' - G(Q) [- C Q'])."""
+    B^-1 (T - K Q - D Q' - G(Q) [- C Q']). ``gravity`` is in the world frame, the bases turned
+    by ``base_angle`` (default soromox's upright mounting, pi / 2)."""
     n_robots, n = theta.shape[-3], theta.shape[-2]
     batch_last = lambda X: jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)  # noqa: E731
     q, qdot, tau = batch_last(Q), batch_last(Qdot), batch_last(T)
-    gravity = base_frame_gravity(gravity)
+    gravity = base_frame_gravity(gravity, base_angle)
     if n <= UNROLLED_UP_TO and not coriolis:
         qddot = _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points)
     else:

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 from jaxtyping import Array, Float
 
-from physres.robot import SOROMOX_GAUSS_POINTS, SoftRobots, sample_robots, softplus_inverse
+from physres.robot import SOROMOX_GAUSS_POINTS, UPRIGHT, SoftRobots, sample_robots, softplus_inverse
 
 
 def skew(P: Float[Array, "n n"]) -> Float[Array, "n n"]:
@@ -193,6 +193,7 @@ def init_physical_reservoir(
     minimum_fraction: float = 0.01,
     gauss_points: int = SOROMOX_GAUSS_POINTS,
     dynamics: str = "physres",
+    base_angle: float = UPRIGHT,
 ) -> PhysicalReservoir:
     """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
     E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
@@ -207,7 +208,9 @@ def init_physical_reservoir(
     - `init_ranges`: theta_rob's uniform initial range per parameter name (config `robot.init_ranges`).
     - `controller`: "full" (2 x 64 tanh MLPs) or "simplified" (1 x 16 feedback, linear feedforward).
     - `sigma`, `s_min`: the map's initial singular values and their lower bound.
-    - `gravity`: (g_x, g_y) in the robots' plane, m / s^2.
+    - `gravity`: (g_x, g_y) in the robots' plane (world frame), m / s^2.
+    - `base_angle`: the robots' fixed base angle in the world frame, rad (pi / 2: the rest
+      direction is the world's +y, soromox's upright mounting).
     - `coriolis`: whether the dynamics include C(q, q') q'.
     - `minimum_fraction`: theta_rob's lower bound as a fraction of its initial range's minimum.
     - `gauss_points`: Gauss-Legendre points per segment for B(q).
@@ -219,7 +222,7 @@ def init_physical_reservoir(
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     return PhysicalReservoir(
         robots=sample_robots(
-            k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics
+            k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics, base_angle
         ),
         map=init_map(k_map, ny, sigma, s_min),
         feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
@@ -229,7 +232,7 @@ def init_physical_reservoir(
 
 class RandomEncoding(eqx.Module):
     """T = torque_scale tanh(V u + d), the unoptimized baseline's input encoding (paper, Eq.
-    random_encoding, which has torque_scale = 1; see config.yaml ``unoptimized``)."""
+    random_encoding, which has torque_scale = 1; see config.yaml ``benchmark.unoptimized``)."""
 
     V: Float[Array, "ny nu"]
     d: Float[Array, " ny"]
@@ -259,6 +262,30 @@ class UnoptimizedReservoir(AbstractPhysicalReservoir):
         return Q
 
 
+STRAINS = ("bending", "axial", "shear")  # the order of a segment's coordinates
+
+
+def init_random_encoding(
+    key: jax.Array,
+    ny: int,
+    nu: int,
+    strain_scales=(1.0, 1.0, 1.0),
+    input_range=(-1.0, 1.0),
+    bias_range=(-1.0, 1.0),
+    torque_scale: float = 1.0,
+) -> RandomEncoding:
+    """V = s * U(input_range)^(ny x nu), d = s * U(bias_range)^ny, row i scaled by the strain
+    scale s of coordinate i (``strain_scales`` per [bending, axial, shear], repeated per segment).
+
+    The thesis of the paper's first author: s = [1e-3, 0.1, 1e-2], V one-sided in [0, 1], d in
+    [-1, 1], torque_scale 1 (docs/methods.md)."""
+    k_v, k_d = jax.random.split(key)
+    V = jax.random.uniform(k_v, (ny, nu), minval=input_range[0], maxval=input_range[1])
+    d = jax.random.uniform(k_d, (ny,), minval=bias_range[0], maxval=bias_range[1])
+    s = jnp.tile(jnp.asarray(strain_scales, V.dtype), ny // len(STRAINS))
+    return RandomEncoding(s[:, None] * V, s * d, float(torque_scale))
+
+
 def init_unoptimized_reservoir(
     key: jax.Array,
     ny: int,
@@ -266,28 +293,40 @@ def init_unoptimized_reservoir(
     n_robots: int,
     n_pcs: int,
     init_ranges: dict,
-    input_scaling: float = 1.0,
-    bias_scaling: float = 1.0,
+    strain_scales=(1.0, 1.0, 1.0),
+    input_range=(-1.0, 1.0),
+    bias_range=(-1.0, 1.0),
     torque_scale: float = 1.0,
+    robot_ranges: dict | None = None,
+    robot_draw: str = "per_segment",
     gravity=(0.0, 0.0),
     coriolis: bool = False,
     minimum_fraction: float = 0.01,
     gauss_points: int = SOROMOX_GAUSS_POINTS,
     dynamics: str = "physres",
+    base_angle: float = UPRIGHT,
 ) -> UnoptimizedReservoir:
-    """Robots drawn as ``init_physical_reservoir`` draws them from the same key (the workflow
-    gives each (task, ny, seed) its own key, physres.reservoirs.load_ensemble),
-    V ~ U[-input_scaling, input_scaling]^(ny x nu), d ~ U[-bias_scaling, bias_scaling]^ny."""
+    """The conventional PRC baseline of one seed (config ``benchmark.unoptimized``): robots drawn
+    from the same key split and by the same function (physres.robot.sample_robots) as
+    ``init_physical_reservoir``'s, in ``robot_ranges`` (None: ``init_ranges``, the pretraining
+    starts' table) per segment or shared (``robot_draw``), and the encoding of
+    ``init_random_encoding``. The workflow gives each (task, ny, seed) its own key
+    (physres.reservoirs.load_ensemble)."""
     k_rob, _, k_encoding, _ = jax.random.split(key, 4)
-    k_v, k_d = jax.random.split(k_encoding)
-    encoding = RandomEncoding(
-        jax.random.uniform(k_v, (ny, nu), minval=-input_scaling, maxval=input_scaling),
-        jax.random.uniform(k_d, (ny,), minval=-bias_scaling, maxval=bias_scaling),
-        float(torque_scale),
-    )
     robots = sample_robots(
-        k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics
+        k_rob,
+        n_robots,
+        n_pcs,
+        init_ranges if robot_ranges is None else robot_ranges,
+        minimum_fraction,
+        gravity,
+        coriolis,
+        gauss_points,
+        dynamics,
+        base_angle,
+        robot_draw,
     )
+    encoding = init_random_encoding(k_encoding, ny, nu, strain_scales, input_range, bias_range, torque_scale)
     return UnoptimizedReservoir(robots, encoding)
 
 

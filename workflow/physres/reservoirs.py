@@ -73,6 +73,7 @@ UNOPTIMIZED_ARCHITECTURE = (
     "minimum_fraction",
     "gauss_points",
     "dynamics",
+    "base_angle",
 )
 
 

@@ -19,6 +19,7 @@ unconstrained and made positive by softplus plus a minimum (paper, Sec. 4.1).
 from __future__ import annotations
 
 import functools
+import math
 
 import equinox as eqx
 import jax
@@ -50,14 +51,17 @@ def softplus_inverse(x: np.ndarray) -> np.ndarray:
 
 
 SOROMOX_GAUSS_POINTS = 5  # soromox's default quadrature per segment (PlanarPCSStructure)
+UPRIGHT = math.pi / 2  # soromox's upright mounting: the base turned so the rest direction is the world's +y
 
 
 @functools.cache
-def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS) -> sx.PlanarPCS:
-    """A soromox PlanarPCS with n_pcs segments, built once eagerly; only its structure is used
-    (``from_links`` validates values eagerly and cannot run under jit, ``with_params`` can).
+def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS, base_angle: float = UPRIGHT) -> sx.PlanarPCS:
+    """A soromox PlanarPCS with n_pcs segments, built once eagerly; only its structure and its
+    fixed base are used (``from_links`` validates values eagerly and cannot run under jit,
+    ``with_params`` can).
 
     ``gauss_points``: Gauss-Legendre nodes per segment for soromox's integrals of B(q) and G(q).
+    ``base_angle``: the fixed base's angle in the world frame (rad; pi / 2 is soromox's upright).
     """
     with jax.ensure_compile_time_eval():  # the first call may come from inside a jit trace
         links = [
@@ -73,15 +77,18 @@ def pcs_template(n_pcs: int, gauss_points: int = SOROMOX_GAUSS_POINTS) -> sx.Pla
             for _ in range(n_pcs)
         ]
         structure = sx.PlanarPCSStructure(num_gauss_points=gauss_points)
-        return sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2), structure=structure)
+        base_pose = jnp.asarray([base_angle, 0.0, 0.0], jnp.float64)
+        return sx.PlanarPCS.from_links(links, gravity=jnp.zeros(2), structure=structure, base_pose=base_pose)
 
 
 def pcs_robot(
     theta: Float[Array, "n_pcs 8"],
     gravity: Float[Array, 2],
     gauss_points: int = SOROMOX_GAUSS_POINTS,
+    base_angle: float = UPRIGHT,
 ) -> sx.PlanarPCS:
-    """A differentiable soromox robot from physical segment parameters theta (traceable).
+    """A differentiable soromox robot from physical segment parameters theta (traceable), its
+    base turned by ``base_angle`` and gravity (world frame) acting on it.
 
     Stiffness per segment diag(E I L, E A L, G A L) with A = pi r^2, I = pi r^4 / 4 (as
     soromox's from_links); damping diag(d_bending, d_axial, d_shear) in generalized coordinates.
@@ -99,7 +106,8 @@ def pcs_robot(
         stiffness=stiffness,
         damping=damping,
     )
-    return pcs_template(theta.shape[0], gauss_points).with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
+    template = pcs_template(theta.shape[0], gauss_points, float(base_angle))
+    return template.with_params(sx.PlanarPCSParams(gravity=gravity, link=link))
 
 
 def built_robot_acceleration(
@@ -125,9 +133,10 @@ def robot_acceleration(
     gravity: Float[Array, 2],
     coriolis: bool,
     gauss_points: int = SOROMOX_GAUSS_POINTS,
+    base_angle: float = UPRIGHT,
 ) -> Float[Array, " n"]:
     """q'' of one robot given its physical parameters theta."""
-    return built_robot_acceleration(pcs_robot(theta, gravity, gauss_points), q, qdot, tau, coriolis)
+    return built_robot_acceleration(pcs_robot(theta, gravity, gauss_points, base_angle), q, qdot, tau, coriolis)
 
 
 class RobotDynamics(eqx.Module):
@@ -160,12 +169,15 @@ class PCSDynamics(eqx.Module):
     gravity: tuple[float, float] = eqx.field(static=True)
     gauss_points: int = eqx.field(static=True)
     coriolis: bool = eqx.field(static=True)
+    base_angle: float = eqx.field(static=True, default=UPRIGHT)
 
     def accelerations(
         self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"], T: Float[Array, "batch ny"]
     ) -> Float[Array, "batch ny"]:
         """Q'' for a batch of states."""
-        return pcs.accelerations(self.theta, Q, Qdot, T, self.gravity, self.gauss_points, self.coriolis)
+        return pcs.accelerations(
+            self.theta, Q, Qdot, T, self.gravity, self.gauss_points, self.coriolis, self.base_angle
+        )
 
     def acceleration(
         self, Q: Float[Array, " ny"], Qdot: Float[Array, " ny"], T: Float[Array, " ny"]
@@ -177,7 +189,8 @@ class PCSDynamics(eqx.Module):
 class SoftRobots(eqx.Module):
     """theta_rob of N robots, unconstrained: physical = softplus(raw) + minimum.
 
-    raw: (N, n_pcs, 8) in the order of PARAMETER_NAMES.
+    raw: (N, n_pcs, 8) in the order of PARAMETER_NAMES. gravity (world frame, m / s^2) and the
+    bases' angle (rad) are the robots' environment, the same for pretraining and every rollout.
     """
 
     raw: Float[Array, "N n_pcs 8"]
@@ -186,6 +199,7 @@ class SoftRobots(eqx.Module):
     coriolis: bool = eqx.field(static=True)
     gauss_points: int = eqx.field(static=True, default=SOROMOX_GAUSS_POINTS)
     dynamics: str = eqx.field(static=True, default="physres")
+    base_angle: float = eqx.field(static=True, default=UPRIGHT)
 
     @property
     def n_robots(self) -> int:
@@ -201,9 +215,10 @@ class SoftRobots(eqx.Module):
     def build(self) -> RobotDynamics | PCSDynamics:
         """The robots for the current theta_rob (differentiable), in the chosen implementation."""
         if self.dynamics == "physres":
-            return PCSDynamics(self.theta(), self.gravity, self.gauss_points, self.coriolis)
+            return PCSDynamics(self.theta(), self.gravity, self.gauss_points, self.coriolis, self.base_angle)
         gravity = jnp.asarray(self.gravity, self.raw.dtype)
-        robots = eqx.filter_vmap(pcs_robot, in_axes=(0, None, None))(self.theta(), gravity, self.gauss_points)
+        build = lambda theta: pcs_robot(theta, gravity, self.gauss_points, self.base_angle)  # noqa: E731
+        robots = eqx.filter_vmap(build)(self.theta())
         return RobotDynamics(robots, self.n_robots, self.coriolis)
 
     def acceleration(
@@ -219,6 +234,9 @@ class SoftRobots(eqx.Module):
         return self.build().accelerations(Q, Qdot, T)
 
 
+ROBOT_DRAWS = ("per_segment", "shared")
+
+
 def sample_robots(
     key: jax.Array,
     n_robots: int,
@@ -229,16 +247,33 @@ def sample_robots(
     coriolis: bool = False,
     gauss_points: int = SOROMOX_GAUSS_POINTS,
     dynamics: str = "physres",
+    base_angle: float = UPRIGHT,
+    draw: str = "per_segment",
 ) -> SoftRobots:
-    """theta_rob uniform in the paper's initialisation ranges (per segment); each parameter's
-    lower bound theta_min is ``minimum_fraction`` times the low end of its range."""
+    """theta_rob uniform in ``init_ranges`` (the paper's initialisation table); each parameter's
+    lower bound theta_min is ``minimum_fraction`` times the low end of its range.
+
+    ``draw``: "per_segment" draws every segment of every robot on its own (the paper's table is
+    "referred to the single i-th segment"); "shared" draws one theta for a segment and gives it
+    to all segments and robots (the thesis's random reservoirs). Pretraining and every rollout
+    build their robots here, so they share gravity, base angle and dynamics."""
     if dynamics not in DYNAMICS:
         raise ValueError(f"unknown robot dynamics {dynamics!r}; allowed: {', '.join(DYNAMICS)}")
+    if draw not in ROBOT_DRAWS:
+        raise ValueError(f"unknown robot draw {draw!r}; allowed: {', '.join(ROBOT_DRAWS)}")
     low = jnp.asarray([init_ranges[name][0] for name in PARAMETER_NAMES])
     high = jnp.asarray([init_ranges[name][1] for name in PARAMETER_NAMES])
-    physical = jax.random.uniform(key, (n_robots, n_pcs, len(PARAMETER_NAMES)), minval=low, maxval=high)
+    shape = (n_robots, n_pcs, len(PARAMETER_NAMES))
+    drawn_shape = shape if draw == "per_segment" else (1, 1, len(PARAMETER_NAMES))
+    physical = jnp.broadcast_to(jax.random.uniform(key, drawn_shape, minval=low, maxval=high), shape)
     minimum = np.asarray(low) * minimum_fraction
     raw = jnp.asarray(softplus_inverse(np.asarray(physical) - minimum))
     return SoftRobots(
-        raw, tuple(float(m) for m in minimum), tuple(float(g) for g in gravity), coriolis, int(gauss_points), dynamics
+        raw,
+        tuple(float(m) for m in minimum),
+        tuple(float(g) for g in gravity),
+        coriolis,
+        int(gauss_points),
+        dynamics,
+        float(base_angle),
     )

@@ -8,6 +8,7 @@ from physres.config import (
     coerce_numbers,
     cross_task_combinations,
     input_dimension,
+    robot_environment,
     robot_layout,
     ron_config,
 )
@@ -158,11 +159,7 @@ def architecture(wc):
         "controller": config["pretrain"]["controller"],
         "sigma": config["pretrain"]["map_sigma_init"],
         "s_min": config["pretrain"]["map_s_min"],
-        "gravity": robot["gravity"],
-        "coriolis": robot["coriolis"],
-        "minimum_fraction": robot["minimum_fraction"],
-        "gauss_points": robot["gauss_points"],
-        "dynamics": robot["dynamics"],
+        **robot_environment(config),
     }
 
 
