@@ -66,7 +66,8 @@ def base_frame_gravity(gravity, base_angle: float | None = None) -> tuple[float,
     soromox's upright mounting, pi / 2), whose x axis is the robots' rest direction."""
     angle = upright_base_angle() if base_angle is None else float(base_angle)
     gx, gy = (float(g) for g in gravity)
-    return (np.cos(angle) * gx + np.sin(angle) * gy, -np.sin(angle) * gx + np.cos(angle) * gy)
+    # Python floats: weakly typed, so a float32 rollout stays float32
+    return (float(np.cos(angle) * gx + np.sin(angle) * gy), float(-np.sin(angle) * gx + np.cos(angle) * gy))
 
 
 def _series_or(x, small_series, closed_form):
