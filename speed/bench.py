@@ -53,6 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 import yaml
 from snakemake.utils import update_config
+from threadpoolctl import threadpool_limits
 
 from physres import flops, pcs
 from physres.config import SCHEMA, input_dimension, robot_environment, robot_layout, ron_config
@@ -61,7 +62,7 @@ from physres.physical import init_physical_reservoir, init_unoptimized_reservoir
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
 from physres.reservoirs import load_ensemble
 from physres.robot import DYNAMICS, pcs_template
-from physres.simulate import in_precision, n_substeps, physical_rollout
+from physres.simulate import in_precision, n_substeps, physical_rollout, vector_field
 
 
 def best_time(fn, repeats: int) -> float:
@@ -75,6 +76,33 @@ def best_time(fn, repeats: int) -> float:
 
 
 @functools.cache  # read config.yaml once per run, not once per part
+def matmul_peak_gflops(dtype=np.float64, n: int = 1024) -> float:
+    """This core's matrix-multiply rate, the practical peak of a float64 CPU core: numpy's BLAS on
+    one thread, n x n times n x n (2 n^3 flops), fastest of 5."""
+    rng = np.random.default_rng(0)
+    a, b = (rng.normal(size=(n, n)).astype(dtype) for _ in range(2))
+    with threadpool_limits(1):
+        seconds = best_time(lambda: a @ b, 5)
+    return 2 * n**3 / seconds / 1e9
+
+
+def compiled_flops(fn, *args) -> float:
+    """XLA's count of the floating-point operations of fn(*args) as compiled (its cost analysis;
+    transcendentals such as sin, cos and tanh are counted apart and left out)."""
+    cost = eqx.filter_jit(fn).lower(*args).compile().compiled.cost_analysis()
+    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
+    return float(cost["flops"])
+
+
+def fraction_of_peak(what: str, flops: float, seconds: float, peak: float) -> str:
+    """One printed line: achieved GFLOP/s against the core's matmul peak."""
+    achieved = flops / seconds / 1e9
+    return (
+        f"  {what}: {flops:.3g} flops (XLA's count) in {1e3 * seconds:.3g} ms = {achieved:.2f} GFLOP/s, "
+        f"{100 * achieved / peak:.1f} % of this core's matmul peak ({peak:.1f} GFLOP/s, numpy, one thread)"
+    )
+
+
 def paper_config() -> dict:
     return yaml.safe_load((SCHEMA.parents[2] / "config.yaml").read_text())
 
@@ -221,7 +249,21 @@ def pretraining_benchmark(args) -> None:
         )
     print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
     per_epoch, trained = epoch["physres"]
-    step_breakdown(args, per_epoch / (trained // args.batch_size))
+    step_seconds = per_epoch / (trained // args.batch_size)
+    step_breakdown(args, step_seconds)
+    # the step's arithmetic: value_and_grad of the loss over one batch of all starts (Adam and the
+    # clipping add O(parameters), which is small beside it)
+    models = stacked_models(args, "physres")
+    y, ydot, yddot = (jnp.asarray(rng.normal(size=(args.starts, args.batch_size, args.ny))) for _ in range(3))
+    u = jnp.asarray(rng.uniform(size=(args.starts, args.batch_size, 1)))
+    loss = lambda m, y, yd, u, ydd: jnp.mean(jnp.sum((m.mapped_accelerations(y, yd, u) - ydd) ** 2, axis=-1))  # noqa: E731
+    grad = eqx.filter_vmap(eqx.filter_value_and_grad(loss))
+    peak = matmul_peak_gflops(np.float32 if args.float32 else np.float64)
+    print(
+        fraction_of_peak(
+            "pretraining step (physres)", compiled_flops(grad, models, y, ydot, u, yddot), step_seconds, peak
+        )
+    )
 
 
 def step_breakdown(args, step_seconds: float) -> None:
@@ -348,6 +390,14 @@ def rollout_benchmark(args) -> None:
         f"  physres float32 {1e6 * cost32:8.3f} us per segment-substep: {cost['physres'] / cost32:.2f}x float64, "
         f"{cost['soromox'] / cost32:.2f}x soromox (max |Q float32 - Q float64| / max |Q|: {error:.1e})"
     )
+    # one Euler substep's arithmetic (controllers and robot dynamics over the batch) against its time
+    model = unoptimized_reservoir(args)
+    Q = jnp.zeros((args.sequences, args.ny))
+    T_ff = jax.vmap(model.feedforward_torque)(u[:, 0])
+    substep = lambda m, Q, Qd, T_ff: vector_field(0.0, (Q, Qd), (m, m.robots.build(), T_ff))  # noqa: E731
+    flops = compiled_flops(substep, model, Q, Q, T_ff)
+    substep_seconds = cost["physres"] * args.sequences * args.n_robots * args.n_pcs
+    print(fraction_of_peak("rollout substep (physres)", flops, substep_seconds, matmul_peak_gflops()))
     smnist = 35000 * 784 * 100 * 15 / 3  # sMNIST ny = 15: 5 robots of 1 segment
     print(
         f"  projected sMNIST ny=15 rollout of one reservoir (35000 x 784 x 100 substeps, 5 segments) at this "

@@ -43,11 +43,19 @@ TINY = [
                 "ratio physres / soromox (projected run)",
                 "value_and_grad of controllers",
                 "value_and_grad of robot dynamics",
+                "pretraining step (physres):",
+                "% of this core's matmul peak",
             ],
         ),
         (
             "rollout",
-            ["us per segment-substep", "ratio physres / soromox", "physres float32", "projected sMNIST ny=15 rollout"],
+            [
+                "us per segment-substep",
+                "ratio physres / soromox",
+                "physres float32",
+                "rollout substep (physres):",
+                "projected sMNIST ny=15 rollout",
+            ],
         ),
         ("step", ["seed 0:", "speed-up"]),
         ("quadrature", ["|kappa L| <= 3.14 rad: 2 points"]),
@@ -60,6 +68,17 @@ def test_every_part_runs_and_reports(capsys, part, expected):
     for text in expected:
         assert text in out, (text, out)
     assert not re.search(r"\bnan\b", out)
+
+
+def test_compiled_flops_counts_a_matrix_product():
+    """XLA's count of an (8 x 16) @ (16 x 4) product is its closed form 2 m k n, and the fraction
+    of peak divides achieved by peak GFLOP/s."""
+    import jax.numpy as jnp
+
+    a, b = jnp.ones((8, 16)), jnp.ones((16, 4))
+    assert bench.compiled_flops(lambda a, b: a @ b, a, b) == 2 * 8 * 16 * 4
+    assert "2.00 GFLOP/s, 50.0 % of this core's matmul peak (4.0 GFLOP/s" in bench.fraction_of_peak("x", 2e6, 1e-3, 4.0)
+    assert bench.matmul_peak_gflops(n=64) > 0
 
 
 def test_dag_projection_of_an_overlay(capsys, monkeypatch):

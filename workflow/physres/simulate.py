@@ -45,7 +45,9 @@ def n_substeps(reference_dt: float, sim_dt: float) -> int:
     return steps
 
 
-def _vector_field(t, state, args):
+def vector_field(t, state, args):
+    """(Q', Q'') of a batch of states (Q, Q'), each (batch, ny), with args = (reservoir, its
+    built robots, T_ff of the held input): one explicit-Euler substep's arithmetic."""
     reservoir, dynamics, T_ff = args
     Q, Qdot = state  # (batch, ny) each
     T = jax.vmap(reservoir.feedback_torque)(Q, Qdot) + T_ff
@@ -59,7 +61,7 @@ def held_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_k, 
     reference_dt and steps may be traced, so one compiled rollout serves every RON time step.
     """
     solution = diffrax.diffeqsolve(
-        diffrax.ODETerm(_vector_field),
+        diffrax.ODETerm(vector_field),
         diffrax.Euler(),
         t0=0.0,
         t1=reference_dt,
