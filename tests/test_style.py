@@ -1,6 +1,6 @@
 """Formatting and lint: ruff for the Python code, snakefmt for the Snakefile and the rules
-(settings in pyproject.toml). Fix with `ruff format workflow speed tests && ruff check --fix
-workflow speed tests && snakefmt Snakefile workflow/rules`."""
+(settings in pyproject.toml). Fix with `ruff format workflow speed tools tests && ruff check --fix
+workflow speed tools tests && snakefmt Snakefile workflow/rules`."""
 
 import subprocess
 import sys
@@ -19,8 +19,8 @@ def run(*cmd: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     "cmd",
     [
-        ("ruff", "check", "workflow", "speed", "tests"),
-        ("ruff", "format", "--check", "workflow", "speed", "tests"),
+        ("ruff", "check", "workflow", "speed", "tools", "tests"),
+        ("ruff", "format", "--check", "workflow", "speed", "tools", "tests"),
         ("snakefmt", "--check", *SNAKEMAKE_FILES),
     ],
     ids=["ruff-check", "ruff-format", "snakefmt"],

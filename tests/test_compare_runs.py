@@ -1,0 +1,91 @@
+"""tools/compare_runs.py reads finished runs' tables: divergence counts, wins, summary, scores."""
+
+import pandas as pd
+
+from tools import compare_runs
+
+
+def write_run(tables, unoptimized_nrmse, unoptimized_diverged):
+    tables.mkdir(parents=True)
+    rows = []
+    for variant, mean, diverged in (
+        ("ron", 0.5, 0),
+        ("unoptimized", unoptimized_nrmse, unoptimized_diverged),
+        ("partial", 0.7, 1),
+        ("pretrained", 0.55, 0),
+    ):
+        rows.append(
+            dict(
+                task="mackey_glass",
+                ny=6,
+                variant=variant,
+                metric="nrmse",
+                n_seeds=4,
+                n_diverged=diverged,
+                mean=mean,
+                std=0.01,
+                target=None,
+                paper_mean=0.6,
+                paper_std=0.1,
+            )
+        )
+    rows.append(
+        dict(
+            task="adiac",
+            ny=6,
+            variant="unoptimized",
+            metric="accuracy",
+            n_seeds=4,
+            n_diverged=0,
+            mean=40.0,
+            std=1.0,
+            target=None,
+            paper_mean=30.5,
+            paper_std=3.2,
+        )
+    )
+    rows.append(
+        dict(
+            task="adiac",
+            ny=6,
+            variant="pretrained",
+            metric="accuracy",
+            n_seeds=4,
+            n_diverged=0,
+            mean=39.0,
+            std=1.0,
+            target=None,
+            paper_mean=44.6,
+            paper_std=1.0,
+        )
+    )
+    pd.DataFrame(rows).to_csv(tables / "benchmark.csv", index=False)
+    pd.DataFrame(
+        [
+            dict(task="mackey_glass", ny=6, mode=mode, metric="trajectory_nrmse", n_seeds=4, n_diverged=n)
+            for mode, n in (("rob_fixed", 2), ("full", 0))
+        ]
+    ).to_csv(tables / "pretraining.csv", index=False)
+    pd.DataFrame(
+        [
+            dict(quantity="share of RON performance retained", value=90.0, n_cells=2),
+            dict(quantity="mean relative improvement over unoptimized", value=12.5, n_cells=2),
+            dict(quantity="significant comparisons (p < alpha)", value=3, n_cells=4),
+        ]
+    ).to_csv(tables / "summary.csv", index=False)
+
+
+def test_compare_runs_counts_and_wins(tmp_path, capsys):
+    write_run(tmp_path / "a" / "tables", 0.8, 1)
+    write_run(tmp_path / "b" / "tables", float("nan"), 4)  # every unoptimized run diverged
+    row = compare_runs.run_row(tmp_path / "a" / "tables")
+    assert row["unoptimized diverged"] == "1 of 8" and row["partial diverged"] == "1 of 4"
+    assert row["rob_fixed trajectories diverged"] == "2 of 4" and row["full trajectories diverged"] == "0 of 4"
+    # Mackey-Glass: 0.55 < 0.8 wins; ADIAC: 39 < 40 loses
+    assert row["pretrained beats unoptimized"] == "1 of 2 cells"
+    assert row["retained"] == "90.0 %" and row["over partial"] == "--" and row["significant"] == "3 of 4"
+    # a cell whose unoptimized runs all diverged counts as a win
+    assert compare_runs.run_row(tmp_path / "b" / "tables")["pretrained beats unoptimized"] == "1 of 2 cells"
+    compare_runs.main(["a", "b", "--results", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "| ('mackey_glass', 6, 'unoptimized') | 0.8 (1*) | -- (4*) |" in out.replace("  ", " ").replace("  ", " ")

@@ -1,0 +1,85 @@
+"""Compare finished runs of the workflow side by side, from their tables (results/<run>/tables/):
+how many runs of each variant diverged, in how many cells pretrained beats unoptimized, the
+summary, and the unoptimized and pretrained scores per cell beside the paper's. Used for
+issue 27's factor measurement (docs/results.md); reads only the tables' CSV files.
+
+    python tools/compare_runs.py q_prev q_E q_G --results results
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+SUMMARY_ROWS = {
+    "share of RON performance retained": "retained",
+    "mean relative improvement over unoptimized": "over unoptimized",
+    "mean relative improvement over partial": "over partial",
+    "improvement of pretrained from ny = 6 to 15, mean over tasks": "ny 6 -> 15",
+}
+
+
+def better(metric: str, a: float, b: float) -> bool:
+    """a beats b: higher accuracy or lower NRMSE; a score beats a run with none (all diverged)."""
+    if pd.isna(b):
+        return not pd.isna(a)
+    return (a > b) if metric == "accuracy" else (a < b)
+
+
+def run_row(tables: Path) -> dict:
+    """One run's divergence counts, wins and summary."""
+    benchmark = pd.read_csv(tables / "benchmark.csv")
+    pretraining = pd.read_csv(tables / "pretraining.csv")
+    summary = pd.read_csv(tables / "summary.csv").set_index("quantity")
+    row = {}
+    for variant in ("unoptimized", "partial", "pretrained"):
+        rows = benchmark[benchmark["variant"] == variant]
+        row[f"{variant} diverged"] = f"{rows['n_diverged'].sum()} of {rows['n_seeds'].sum()}"
+    trajectories = pretraining[pretraining["metric"] == "trajectory_nrmse"]
+    for mode in ("rob_fixed", "full"):
+        rows = trajectories[trajectories["mode"] == mode]
+        row[f"{mode} trajectories diverged"] = f"{rows['n_diverged'].sum()} of {rows['n_seeds'].sum()}"
+    cells = benchmark.set_index(["task", "ny", "metric", "variant"])["mean"].unstack("variant")
+    wins = sum(better(metric, r["pretrained"], r["unoptimized"]) for (_, _, metric), r in cells.iterrows())
+    row["pretrained beats unoptimized"] = f"{wins} of {len(cells)} cells"
+    for quantity, name in SUMMARY_ROWS.items():
+        row[name] = f"{summary.loc[quantity, 'value']:.1f} %" if quantity in summary.index else "--"
+    significant = summary.loc["significant comparisons (p < alpha)", "value"]
+    row["significant"] = f"{int(significant)} of {int(summary.loc['significant comparisons (p < alpha)', 'n_cells'])}"
+    return row
+
+
+def cell_scores(tables: Path, variants=("unoptimized", "pretrained")) -> pd.Series:
+    """'mean (n diverged)' per (task, ny, variant)."""
+    benchmark = pd.read_csv(tables / "benchmark.csv").set_index(["task", "ny", "variant"])
+    scores = {}
+    for (task, ny, variant), r in benchmark.iterrows():
+        if variant in variants:
+            mark = f" ({r['n_diverged']}*)" if r["n_diverged"] else ""
+            scores[(task, ny, variant)] = ("--" if pd.isna(r["mean"]) else f"{r['mean']:.4g}") + mark
+    return pd.Series(scores)
+
+
+def paper_scores(tables: Path, variants=("unoptimized", "pretrained")) -> pd.Series:
+    benchmark = pd.read_csv(tables / "benchmark.csv").set_index(["task", "ny", "variant"])
+    return pd.Series({key: f"{r['paper_mean']:.4g}" for key, r in benchmark.iterrows() if key[2] in variants})
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", help="run names (results/<run>/tables/ must exist)")
+    parser.add_argument("--results", default="results", help="the results folder (default: results)")
+    args = parser.parse_args(argv)
+    tables = {run: Path(args.results) / run / "tables" for run in args.runs}
+    print(pd.DataFrame({run: run_row(path) for run, path in tables.items()}).to_markdown())
+    print()
+    scores = pd.DataFrame({run: cell_scores(path) for run, path in tables.items()})
+    scores["paper"] = paper_scores(next(iter(tables.values())))
+    scores.index.names = ["task", "ny", "variant"]
+    print(scores.to_markdown())
+
+
+if __name__ == "__main__":
+    main()
