@@ -89,3 +89,20 @@ def test_compare_runs_counts_and_wins(tmp_path, capsys):
     compare_runs.main(["a", "b", "--results", str(tmp_path)])
     out = capsys.readouterr().out
     assert "| ('mackey_glass', 6, 'unoptimized') | 0.8 (1*) | -- (4*) |" in out.replace("  ", " ").replace("  ", " ")
+
+
+def test_compare_one_variant_from_score_files(tmp_path, capsys):
+    import json
+
+    cell = tmp_path / "r" / "scores" / "lorenz96" / "ny6"
+    cell.mkdir(parents=True)
+    seeds = [
+        dict(seed=0, diverged=False, value=0.5),
+        dict(seed=1, diverged=True, value=None),
+        dict(seed=2, diverged=False, value=0.7),
+    ]
+    (cell / "unoptimized.json").write_text(json.dumps(dict(task="lorenz96", ny=6, seeds=seeds)))
+    assert compare_runs.variant_scores(tmp_path / "r" / "scores", "unoptimized")[("lorenz96", 6)] == "0.6 (1*)"
+    assert compare_runs.diverged_count(tmp_path / "r" / "scores", "unoptimized") == "1 of 3"
+    compare_runs.main(["r", "--results", str(tmp_path), "--variant", "unoptimized"])
+    assert "1 of 3" in capsys.readouterr().out

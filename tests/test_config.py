@@ -30,6 +30,7 @@ def load(*overlays):
         ("workflow/configs/smoke.yaml",),
         ("workflow/configs/previous/gravity.yaml", "workflow/configs/previous/encoding.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml",),
+        ("workflow/configs/quick.yaml", "workflow/configs/paper_step.yaml"),
     ],
 )
 def test_shipped_configs_are_valid(overlays):

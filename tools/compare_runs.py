@@ -4,11 +4,13 @@ summary, and the unoptimized and pretrained scores per cell beside the paper's. 
 issue 27's factor measurement (docs/results.md); reads only the tables' CSV files.
 
     python tools/compare_runs.py q_prev q_E q_G --results results
+    python tools/compare_runs.py qf_prev qf_E --variant unoptimized   # runs that scored one variant only
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -67,11 +69,37 @@ def paper_scores(tables: Path, variants=("unoptimized", "pretrained")) -> pd.Ser
     return pd.Series({key: f"{r['paper_mean']:.4g}" for key, r in benchmark.iterrows() if key[2] in variants})
 
 
+def variant_scores(scores: Path, variant: str) -> pd.Series:
+    """'mean (n diverged*)' per (task, ny) of one variant, from its score files
+    (scores/{task}/ny{ny}/{variant}.json), for runs without tables."""
+    cells = {}
+    for path in sorted(scores.glob(f"*/ny*/{variant}.json")):
+        record = json.loads(path.read_text())
+        values = [s["value"] for s in record["seeds"] if not s["diverged"]]
+        diverged = sum(s["diverged"] for s in record["seeds"])
+        mean = f"{sum(values) / len(values):.4g}" if values else "--"
+        cells[(record["task"], record["ny"])] = mean + (f" ({diverged}*)" if diverged else "")
+    return pd.Series(cells)
+
+
+def diverged_count(scores: Path, variant: str) -> str:
+    records = [json.loads(p.read_text()) for p in sorted(scores.glob(f"*/ny*/{variant}.json"))]
+    seeds = [s for r in records for s in r["seeds"]]
+    return f"{sum(s['diverged'] for s in seeds)} of {len(seeds)}"
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="run names (results/<run>/tables/ must exist)")
     parser.add_argument("--results", default="results", help="the results folder (default: results)")
+    parser.add_argument("--variant", help="compare one variant's score files only (runs without tables)")
     args = parser.parse_args(argv)
+    if args.variant:
+        scores = {run: Path(args.results) / run / "scores" for run in args.runs}
+        table = pd.DataFrame({run: variant_scores(path, args.variant) for run, path in scores.items()})
+        table.loc[("all", "diverged"), :] = [diverged_count(path, args.variant) for path in scores.values()]
+        print(table.to_markdown())
+        return
     tables = {run: Path(args.results) / run / "tables" for run in args.runs}
     print(pd.DataFrame({run: run_row(path) for run, path in tables.items()}).to_markdown())
     print()
