@@ -5,60 +5,21 @@ import pandas as pd
 from tools import compare_runs
 
 
+def benchmark_row(task, variant, metric, mean, n_diverged, paper_mean):
+    return dict(task=task, ny=6, variant=variant, metric=metric, n_seeds=4, n_diverged=n_diverged, mean=mean,
+                std=0.01, target=None, paper_mean=paper_mean, paper_std=0.1)  # fmt: skip
+
+
 def write_run(tables, unoptimized_nrmse, unoptimized_diverged):
     tables.mkdir(parents=True)
-    rows = []
-    for variant, mean, diverged in (
-        ("ron", 0.5, 0),
-        ("unoptimized", unoptimized_nrmse, unoptimized_diverged),
-        ("partial", 0.7, 1),
-        ("pretrained", 0.55, 0),
-    ):
-        rows.append(
-            dict(
-                task="mackey_glass",
-                ny=6,
-                variant=variant,
-                metric="nrmse",
-                n_seeds=4,
-                n_diverged=diverged,
-                mean=mean,
-                std=0.01,
-                target=None,
-                paper_mean=0.6,
-                paper_std=0.1,
-            )
-        )
-    rows.append(
-        dict(
-            task="adiac",
-            ny=6,
-            variant="unoptimized",
-            metric="accuracy",
-            n_seeds=4,
-            n_diverged=0,
-            mean=40.0,
-            std=1.0,
-            target=None,
-            paper_mean=30.5,
-            paper_std=3.2,
-        )
-    )
-    rows.append(
-        dict(
-            task="adiac",
-            ny=6,
-            variant="pretrained",
-            metric="accuracy",
-            n_seeds=4,
-            n_diverged=0,
-            mean=39.0,
-            std=1.0,
-            target=None,
-            paper_mean=44.6,
-            paper_std=1.0,
-        )
-    )
+    rows = [
+        benchmark_row("mackey_glass", "ron", "nrmse", 0.5, 0, 0.6),
+        benchmark_row("mackey_glass", "unoptimized", "nrmse", unoptimized_nrmse, unoptimized_diverged, 0.6),
+        benchmark_row("mackey_glass", "partial", "nrmse", 0.7, 1, 0.6),
+        benchmark_row("mackey_glass", "pretrained", "nrmse", 0.55, 0, 0.6),
+        benchmark_row("adiac", "unoptimized", "accuracy", 40.0, 0, 30.5),
+        benchmark_row("adiac", "pretrained", "accuracy", 39.0, 0, 44.6),
+    ]
     pd.DataFrame(rows).to_csv(tables / "benchmark.csv", index=False)
     pd.DataFrame(
         [
