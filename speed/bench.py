@@ -37,6 +37,10 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
    the config's), the input step where its state turns non-finite, and its most bent robot: its
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
    the curvature it reached and the smallest eigenvalue of B(q) there.
+8. (--part chunks) whether a rollout job can be split into jobs without changing its activations:
+   the same stacked seeds on the same sequences compiled in chunks of each smaller size, and
+   each seed alone, against the whole batch (a compiled program's batch shape can change the
+   rounding, which a chaotic reservoir amplifies).
 """
 
 from __future__ import annotations
@@ -56,11 +60,12 @@ from snakemake.utils import update_config
 from threadpoolctl import threadpool_limits
 
 from physres import flops, pcs
+from physres.batching import activations
 from physres.config import SCHEMA, input_dimension, robot_environment, robot_layout, ron_config
 from physres.data import read_task
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
-from physres.reservoirs import load_ensemble
+from physres.reservoirs import PhysicalEnsemble, load_ensemble
 from physres.robot import DYNAMICS, pcs_template
 from physres.simulate import in_precision, n_substeps, physical_rollout, vector_field
 
@@ -147,7 +152,9 @@ def main(argv=None) -> None:
         help="Gauss points per segment for B(q) (default: config.yaml's robot.gauss_points)",
     )
     parser.add_argument(
-        "--part", default="pretrain", choices=["pretrain", "rollout", "step", "quadrature", "dag", "divergence", "all"]
+        "--part",
+        default="pretrain",
+        choices=["pretrain", "rollout", "step", "quadrature", "dag", "divergence", "chunks", "all"],
     )
     parser.add_argument(
         "--sequences",
@@ -197,6 +204,8 @@ def main(argv=None) -> None:
         quadrature_benchmark(args)
     if args.part in ("dag", "all"):
         paper_dag_projection(args)
+    if args.part in ("chunks", "all"):
+        chunk_invariance(args)
     if args.part == "divergence":  # needs a workflow run's task data, so not part of "all"
         divergence_diagnosis(args)
 
@@ -590,6 +599,41 @@ def segment_substep_cost(args) -> float:
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
     run = lambda: physical_rollout(model, u, args.substeps * 1e-4, 1e-4, keep="final")[0].block_until_ready()  # noqa: E731
     return best_time(run, 3) / (args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs)
+
+
+def chunk_invariance(args) -> None:
+    """Part 8: whether a rollout job can be split without changing its activations. The same
+    --seeds stacked reservoirs (untrained PhysicalReservoirs, whose random feedback makes them
+    chaotic, and unoptimized ones) on the same --sequences x --inputs, compiled in chunks of every
+    size from --sequences down to 1, and each seed alone: the largest difference from the whole
+    batch of all seeds."""
+    rng = np.random.default_rng(0)
+    u = rng.uniform(size=(args.sequences, args.inputs, 1))
+    environment = robot_environment(paper_config()) | {"gauss_points": args.gauss_points}
+    kinds = {
+        "chaotic (untrained map and controllers)": lambda seed: init_physical_reservoir(
+            jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(), **environment
+        ),
+        "unoptimized": lambda seed: unoptimized_reservoir(args, seed=seed),
+    }
+    reference_dt, sim_dt = args.substeps * 1e-4, 1e-4
+    print(f"chunked rollouts, ny={args.ny}, {args.seeds} seeds x {args.sequences} sequences x {args.inputs} inputs:")
+    for kind, init in kinds.items():
+        members = [init(seed) for seed in range(args.seeds)]
+        ensemble = PhysicalEnsemble(list(range(args.seeds)), members, reference_dt, sim_dt, 1e3)
+        whole, _ = activations(ensemble, u, "forecasting", 0, args.sequences, "whole")
+        differences = []
+        for chunk in range(args.sequences - 1, 0, -1):
+            split, _ = activations(ensemble, u, "forecasting", 0, chunk, f"chunk {chunk}")
+            differences.append(f"{chunk}: {np.nanmax(np.abs(split - whole)):.1e}")
+        alone = [
+            activations(
+                PhysicalEnsemble([s], [m], reference_dt, sim_dt, 1e3), u, "forecasting", 0, args.sequences, "alone"
+            )[0]
+            for s, m in enumerate(members)
+        ]
+        print(f"  {kind}: max |difference| from the whole batch, by chunk size: {', '.join(differences)}")
+        print(f"  {kind}: each seed alone: {np.nanmax(np.abs(np.concatenate(alone) - whole)):.1e}")
 
 
 def divergence_diagnosis(args) -> None:

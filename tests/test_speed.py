@@ -59,6 +59,7 @@ TINY = [
         ),
         ("step", ["seed 0:", "speed-up"]),
         ("quadrature", ["|kappa L| <= 3.14 rad: 2 points"]),
+        ("chunks", ["max |difference| from the whole batch, by chunk size: 1:", "unoptimized: each seed alone"]),
     ],
 )
 def test_every_part_runs_and_reports(capsys, part, expected):
