@@ -182,3 +182,25 @@ def test_each_scale_writes_its_own_tree():
     outside = lambda outputs, run: {p for p in outputs if not p.startswith((f"results/{run}/", "resources/"))}  # noqa: E731
     assert paper and quick and outside(paper, "paper") == set() and outside(quick, "quick") == set()
     assert {p for p in paper & quick if not p.startswith("resources/")} == set()
+
+
+def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
+    from physres.config import rollout_chunk_size, rollout_parts, task_sequences
+
+    paper = load()
+    assert task_sequences(paper, "smnist") == 35000 and task_sequences(paper, "adiac") == 781
+    assert task_sequences(paper, "mackey_glass") == 2 and task_sequences(paper, "lorenz96") == 256
+    # paper: 18 chunks of 2000 sMNIST sequences, 2 a job; 4 chunks of 64 Lorenz96 ones; the rest one job
+    assert (rollout_chunk_size(paper, "smnist"), rollout_parts(paper, "smnist")) == (2000, 9)
+    assert (rollout_chunk_size(paper, "lorenz96"), rollout_parts(paper, "lorenz96")) == (64, 2)
+    assert (rollout_chunk_size(paper, "mackey_glass"), rollout_parts(paper, "mackey_glass")) == (2, 1)
+    assert rollout_parts(paper, "adiac") == 1
+    # the smaller scales keep one job a variant, except smoke's sMNIST (60 sequences, 16 a chunk)
+    for overlay in ("quick", "reduced"):
+        config = load(f"workflow/configs/{overlay}.yaml")
+        assert all(rollout_parts(config, task) == 1 for task in config["tasks"]), overlay
+    assert rollout_parts(load("workflow/configs/smoke.yaml"), "smnist") == 2
+    whole = load() | {"benchmark": load()["benchmark"] | {"chunk_size": 500, "chunks_per_job": None}}
+    assert rollout_chunk_size(whole, "mackey_glass") == 2 and rollout_parts(whole, "smnist") == 1
+    message = broken(lambda c: c["benchmark"].update(chunk_size={"smnist": 0}))
+    assert "benchmark.chunk_size.smnist: 0 is less than the minimum of 1" in message

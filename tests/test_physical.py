@@ -473,3 +473,44 @@ def test_float32_rollout_stays_float32_and_near_float64(rng):
     assert 0 < error < 1e-4, error
     with pytest.raises(ValueError, match="allowed: float64, float32"):
         in_precision(model, "bfloat16")
+
+
+def test_rollout_parts_gather_to_the_unsplit_rollout(rng, tmp_path):
+    """A variant's sequences split into jobs of whole chunks (physres.batching.part_rows), each
+    written as a part and gathered (physres.formats), equal one rollout of them all in the same
+    chunks bit for bit, for a chaotic reservoir (untrained map and controllers: any change of
+    rounding would grow) and an unoptimized one; parts that do not cover the sequences once, in
+    order, are refused."""
+    from physres.batching import activations, part_rows
+    from physres.formats import gather_activation_parts, write_activation_part
+    from physres.io import InputError
+    from physres.physical import init_unoptimized_reservoir
+    from physres.reservoirs import PhysicalEnsemble
+
+    u = rng.uniform(size=(7, 6, 1))
+    chunk, per_job = 2, 2  # 4 chunks: parts of rows 0-4 and 4-7
+    assert [part_rows(7, chunk, per_job, p) for p in (0, 1)] == [slice(0, 4), slice(4, 7)]
+    with pytest.raises(ValueError, match="part 2 of 7 sequences"):
+        part_rows(7, chunk, per_job, 2)
+    for init in (
+        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81)),
+        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81)),
+    ):
+        members = [init(jax.random.PRNGKey(s)) for s in (0, 1)]
+        ensemble = PhysicalEnsemble([0, 1], members, 2e-3, 1e-4, divergence_bound=1e6)
+        whole, whole_peak = activations(ensemble, u, "forecasting", 1, chunk, "whole")
+        paths = []
+        for part in (0, 1):
+            rows = part_rows(len(u), chunk, per_job, part)
+            states, peak = activations(ensemble, u[rows], "forecasting", 1, chunk, f"part {part}")
+            paths.append(tmp_path / f"part{part}.h5")
+            attrs = {"task": "t", "ny": 6, "variant": "v", "kind": "forecasting", "washout": 1, "n_train": 3}
+            write_activation_part(paths[-1], attrs | {"n_sequences": 7}, [0, 1], rows, states, peak)
+        attrs, seeds, states, peak = gather_activation_parts(paths, "rollout_physical")
+        assert seeds == [0, 1] and attrs["n_train"] == 3 and attrs["washout"] == 1
+        np.testing.assert_array_equal(states, whole)
+        np.testing.assert_array_equal(peak, whole_peak)
+    with pytest.raises(InputError, match="after 0"):
+        gather_activation_parts(paths[1:], "rollout_physical")
+    with pytest.raises(InputError, match="the parts end at sequence 4"):
+        gather_activation_parts(paths[:1], "rollout_physical")

@@ -139,6 +139,7 @@ CELL_RULES = {
     "evaluate_pretraining",
     "rollout_ron",
     "rollout_physical",
+    "gather_activations",
     "readout",
 }
 #: what the SLURM run makes: one cell's chain and the downloaded tasks' data

@@ -57,8 +57,8 @@ def test_smoke_task_data_and_checksummed_sources(smoke_run):
 @pytest.mark.smoke
 def test_smoke_logs_and_rerun_is_noop(smoke_run):
     workdir, _ = smoke_run
-    assert (workdir / "logs/smoke/rollout_physical/adiac_ny6_pretrained.log").read_text().strip()
-    assert (workdir / "benchmarks/smoke/rollout_physical/adiac_ny6_pretrained.tsv").exists()
+    assert (workdir / "logs/smoke/rollout_physical/adiac_ny6_pretrained_part0.log").read_text().strip()
+    assert (workdir / "benchmarks/smoke/rollout_physical/adiac_ny6_pretrained_part0.tsv").exists()
     assert "Nothing to be done" in snakemake(workdir, "-n")
 
 
@@ -77,6 +77,32 @@ def test_smoke_rerun_is_bitwise_identical(smoke_run):
         with h5py.File(workdir / target) as h5:
             np.testing.assert_array_equal(h5["seed1/test/states"][...], states)
     assert [json.loads(s.read_text()) for s in scores] == scores_before
+
+
+@pytest.mark.smoke
+def test_smoke_rollout_parts_gather_to_the_unsplit_rollout(smoke_run):
+    """sMNIST's physical rollouts ran as two jobs (smoke.yaml: chunks of 16, two a job); their
+    gathered activations equal one rollout of all 60 sequences in the same chunks, bit for bit."""
+    from physres.batching import activations
+    from physres.data import read_task
+    from physres.formats import read_activations
+    from physres.reservoirs import load_ensemble
+
+    workdir, _ = smoke_run
+    folder = workdir / "results/smoke/activations/smnist/ny6/pretrained"
+    assert sorted(p.name for p in folder.iterdir()) == ["part0.h5", "part1.h5"]
+    task = read_task(workdir / "results/smoke/data/smnist.h5")
+    seeds = SMOKE["pretrain"]["seeds"]
+    checkpoints = [workdir / f"results/smoke/pretrain/smnist/ny6/full/seed{s}.eqx" for s in seeds]
+    dt = next(c["dt"] for c in yaml.safe_load((ROOT / "config.yaml").read_text())["reference"]["configs"]
+              if c["task"] == "smnist" and c["ny"] == 6)  # fmt: skip
+    ensemble = load_ensemble("pretrained", checkpoints, seeds, reference_dt=dt, sim_dt=SMOKE["simulation"]["dt"],
+                             divergence_bound=1e3)  # fmt: skip
+    u = np.concatenate([task.train.u, task.test.u])
+    unsplit, _ = activations(ensemble, u, "classification", 0, 16, "unsplit")
+    gathered = list(read_activations(workdir / "results/smoke/activations/smnist/ny6/pretrained.h5", "test"))
+    for i, record in enumerate(gathered):
+        np.testing.assert_array_equal(np.concatenate([record.train, record.test]), unsplit[i])
 
 
 @pytest.mark.smoke

@@ -65,3 +65,19 @@ def activations(
         return states[:, :, washout:], peak
 
     return chunked(post_washout, u, chunk_size, desc, shrink=False, axis=1)
+
+
+def part_rows(n: int, chunk_size: int, chunks_per_job: int | None, part: int) -> slice:
+    """The sequences of job ``part`` when n sequences in compiled chunks of chunk_size are split
+    into jobs of chunks_per_job chunks (None: one job). Jobs start on chunk boundaries, so their
+    chunks are the unsplit run's chunks, each compiled to the same shape (the last one padded
+    alike): the gathered activations equal the unsplit run's bit for bit, which they would not
+    with other boundaries (`python speed/bench.py --part chunks`)."""
+    if chunks_per_job is None:
+        rows = slice(0, n) if part == 0 else slice(n, n)
+    else:
+        per_job = chunk_size * chunks_per_job
+        rows = slice(min(n, part * per_job), min(n, (part + 1) * per_job))
+    if rows.start >= rows.stop:
+        raise ValueError(f"part {part} of {n} sequences in jobs of {chunks_per_job} chunks of {chunk_size} is empty")
+    return rows

@@ -47,8 +47,8 @@ def schema_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]:
     validator = Draft202012Validator(load_schema(schema_path))
     lines = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
-        if error.validator == "oneOf":  # "null or a table": name what is wrong in the table
-            deeper = [e for e in error.context if (e.validator, e.validator_value) != ("type", "null")]
+        if error.validator == "oneOf":  # "null or a table": name what is wrong in the branch of its type
+            deeper = [e for e in error.context if e.validator != "type" or e.relative_path]
             error = best_match(deeper) if deeper else error
         if error.validator == "additionalProperties":
             allowed = ", ".join(sorted(error.schema.get("properties", {}))) or "none"
@@ -226,6 +226,35 @@ def robot_environment(config: dict) -> dict[str, Any]:
         "gauss_points": robot["gauss_points"],
         "dynamics": robot["dynamics"],
     }
+
+
+def task_sequences(config: dict, task: str) -> int:
+    """Train plus test sequences of a task at the config's scale (ADIAC's n_train/n_test null:
+    the whole UCR split, 390 + 391; Mackey-Glass: one series each)."""
+    data = config["data"][task]
+    if task == "mackey_glass":
+        return 2
+    if task == "adiac":
+        return (data["n_train"] or 390) + (data["n_test"] or 391)
+    return data["n_train"] + data["n_test"]
+
+
+def rollout_chunk_size(config: dict, task: str) -> int:
+    """Sequences per compiled physical rollout call of a task: ``benchmark.chunk_size``, one
+    number or one per task, never more than the task has."""
+    chunk_size = config["benchmark"]["chunk_size"]
+    chunk_size = chunk_size[task] if isinstance(chunk_size, dict) else chunk_size
+    return min(int(chunk_size), task_sequences(config, task))
+
+
+def rollout_parts(config: dict, task: str) -> int:
+    """Jobs a physical rollout of the task is split into: ``benchmark.chunks_per_job`` compiled
+    chunks each (null: one job for all)."""
+    per_job = config["benchmark"]["chunks_per_job"]
+    if per_job is None:
+        return 1
+    chunks = -(-task_sequences(config, task) // rollout_chunk_size(config, task))
+    return -(-chunks // per_job)
 
 
 def input_dimension(config: dict, task: str) -> int:

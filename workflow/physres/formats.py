@@ -8,6 +8,9 @@ Layouts:
 - activations ``{variant}.h5``: attrs task, ny, variant, kind, washout; ``seeds`` (S,);
   ``seed{s}/{train,test}/states`` (n, ny) or (n, K - washout, ny), ``finite`` (n,) and, for
   physical variants, ``peak`` (n,), the largest |Q| or |Q'| of each sequence.
+- activation parts ``{variant}/part{p}.h5`` (rollout jobs -> gather_activations): attrs as
+  above plus n_train, n_sequences, start, stop; ``seeds`` (S,), ``states`` (S, stop - start,
+  ...) and ``peak`` (S, stop - start) of the sequences start:stop of train and test concatenated.
 - scores ``{variant}.json``: task, ny, variant and ``seeds``, one record per seed
   (physres.readout.Score.as_dict plus ``seed``).
 - trajectories ``trajectories.h5``: ``y_ref`` (n_seq, K, ny), ``y_hat`` (S, n_seq, K, ny),
@@ -25,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from physres.io import atomic_h5, read_h5, read_json, write_h5_attrs, write_json
+from physres.io import InputError, atomic_h5, read_h5, read_json, write_h5_attrs, write_json
 
 # ----------------------------------------------------------------------------- activations
 
@@ -65,6 +68,39 @@ def write_activations(
                 group.create_dataset("finite", data=finite)
                 if peak is not None:
                     group.create_dataset("peak", data=peak[i])
+
+
+def write_activation_part(
+    path: str | Path, attrs: dict, seeds: list[int], rows: slice, states: np.ndarray, peak: np.ndarray
+) -> None:
+    """One rollout job's share of a variant's activations: ``states`` (S, rows, ...) and ``peak``
+    (S, rows) of the sequences ``rows`` of train and test concatenated (attrs: task, ny, variant,
+    kind, washout, n_train, n_sequences)."""
+    with atomic_h5(path) as h5:
+        write_h5_attrs(h5, {**attrs, "start": rows.start, "stop": rows.stop})
+        h5.create_dataset("seeds", data=np.asarray(seeds, dtype=np.int64))
+        h5.create_dataset("states", data=states)
+        h5.create_dataset("peak", data=peak)
+
+
+def gather_activation_parts(paths: list[str | Path], rule: str) -> tuple[dict, list[int], np.ndarray, np.ndarray]:
+    """(attrs, seeds, states (S, n, ...), peak (S, n)) of a variant from its jobs' parts, which
+    must cover its sequences once, in order; ``rule`` names the rule that remakes a part."""
+    attrs, seeds, states, peaks, stop = None, None, [], [], 0
+    for path in paths:
+        with read_h5(path, rule) as h5:
+            part = {key: h5.attrs[key] for key in h5.attrs}
+            if part["start"] != stop or (seeds is not None and list(h5["seeds"][...]) != seeds):
+                raise InputError(
+                    path, f"holds sequences {part['start']}-{part['stop']} of other seeds or after {stop}", rule
+                )
+            seeds, stop = list(h5["seeds"][...]), int(part["stop"])
+            states.append(h5["states"][...])
+            peaks.append(h5["peak"][...])
+            attrs = {key: value for key, value in part.items() if key not in ("start", "stop")}
+    if attrs is None or stop != int(attrs["n_sequences"]):
+        raise InputError(paths[-1] if paths else "(no parts)", f"the parts end at sequence {stop}", rule)
+    return attrs, [int(s) for s in seeds], np.concatenate(states, axis=1), np.concatenate(peaks, axis=1)
 
 
 def read_activations(path: str | Path, rule: str) -> Iterator[SeedActivations]:

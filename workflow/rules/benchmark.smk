@@ -1,5 +1,7 @@
 # Stages 6-8: activations of each reservoir variant on the task inputs, the readouts, statistics.
-# One job per (task, ny, variant) runs all its seeds: one compiled rollout serves them all.
+# A job runs all seeds of a variant: one compiled rollout serves them all. A physical variant's
+# sequences are split into jobs of benchmark.chunks_per_job compiled chunks (parts), gathered
+# into one activations file equal to the unsplit run's.
 
 
 rule rollout_ron:
@@ -34,11 +36,11 @@ rule rollout_physical:
         sidecars=sidecar_files,
         data=results_path("data/{task}.h5"),
     output:
-        h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
+        part=results_path("activations/{task}/ny{ny}/{variant}/part{part}.h5"),
     log:
-        log_path("rollout_physical", "{task}_ny{ny}_{variant}"),
+        log_path("rollout_physical", "{task}_ny{ny}_{variant}_part{part}"),
     benchmark:
-        benchmark_path("rollout_physical/{task}_ny{ny}_{variant}.tsv")
+        benchmark_path("rollout_physical/{task}_ny{ny}_{variant}_part{part}.tsv")
     wildcard_constraints:
         variant="|".join(PHYSICAL_VARIANTS),
     conda:
@@ -54,11 +56,32 @@ rule rollout_physical:
         sim_dt=config["simulation"]["dt"],
         precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
-        chunk_size=config["benchmark"]["chunk_size"],
+        chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        chunks_per_job=config["benchmark"]["chunks_per_job"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
     script:
         "../scripts/rollout.py"
+
+
+rule gather_activations:
+    input:
+        parts=lambda wc: activation_parts(results_path("activations/{task}/ny{ny}/{variant}"), wc),
+    output:
+        h5=results_path("activations/{task}/ny{ny}/{variant}.h5"),
+    log:
+        log_path("gather_activations", "{task}_ny{ny}_{variant}"),
+    wildcard_constraints:
+        variant="|".join(PHYSICAL_VARIANTS),
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("gather_activations"),
+    params:
+        rollout_rule="rollout_physical",
+    script:
+        "../scripts/gather_activations.py"
 
 
 rule readout:
@@ -78,6 +101,6 @@ rule readout:
         **config["readout"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         lag=lambda wc: task_param(wc.task, "lag", 0),
-        rollout_rule=lambda wc: "rollout_ron" if wc.variant == "ron" else "rollout_physical",
+        rollout_rule=lambda wc: "rollout_ron" if wc.variant == "ron" else "gather_activations",
     script:
         "../scripts/readout.py"

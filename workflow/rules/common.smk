@@ -10,6 +10,8 @@ from physres.config import (
     input_dimension,
     robot_environment,
     robot_layout,
+    rollout_chunk_size,
+    rollout_parts,
     ron_config,
 )
 from physres.data import task_kind
@@ -228,6 +230,12 @@ def reservoir_files(wc):
             seed=config["pretrain"]["seeds"],
         )
     return []
+
+
+def activation_parts(stem, wc):
+    """The part files of a physical variant's rollout jobs (stem: the activations path without
+    .h5, with wildcards), one per job: physres.config.rollout_parts."""
+    return expand(f"{stem}/part{{part}}.h5", part=range(rollout_parts(config, wc.task)), **dict(wc.items()))
 
 
 def sidecar_files(wc):

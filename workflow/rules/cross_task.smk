@@ -44,11 +44,11 @@ rule rollout_cross_task:
         sidecars=lambda wc: [path.removesuffix(".eqx") + ".json" for path in cross_task_reservoirs(wc)],
         data=results_path("data/{task}.h5"),
     output:
-        h5=cross_task_path("{source}/{tuning}/activations/{task}/ny{ny}/{variant}.h5"),
+        part=cross_task_path("{source}/{tuning}/activations/{task}/ny{ny}/{variant}/part{part}.h5"),
     log:
-        log_path("rollout_cross_task", "{source}_to_{task}_ny{ny}_{tuning}_{variant}"),
+        log_path("rollout_cross_task", "{source}_to_{task}_ny{ny}_{tuning}_{variant}_part{part}"),
     benchmark:
-        benchmark_path("rollout_cross_task/{source}_to_{task}_ny{ny}_{tuning}_{variant}.tsv")
+        benchmark_path("rollout_cross_task/{source}_to_{task}_ny{ny}_{tuning}_{variant}_part{part}.tsv")
     wildcard_constraints:
         variant="pretrained",
     conda:
@@ -65,16 +65,32 @@ rule rollout_cross_task:
         sim_dt=config["simulation"]["dt"],
         precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
-        chunk_size=config["benchmark"]["chunk_size"],
+        chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        chunks_per_job=config["benchmark"]["chunks_per_job"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
     script:
         "../scripts/rollout.py"
 
 
+use rule gather_activations as gather_cross_task with:
+    input:
+        parts=lambda wc: activation_parts(cross_task_path("{source}/{tuning}/activations/{task}/ny{ny}/{variant}"), wc),
+    output:
+        h5=cross_task_path("{source}/{tuning}/activations/{task}/ny{ny}/{variant}.h5"),
+    log:
+        log_path("gather_cross_task", "{source}_to_{task}_ny{ny}_{tuning}_{variant}"),
+    wildcard_constraints:
+        variant="pretrained",
+    resources:
+        **resources_for("gather_cross_task"),
+    params:
+        rollout_rule="rollout_cross_task",
+
+
 rule readout_cross_task:
     input:
-        activations=rules.rollout_cross_task.output.h5,
+        activations=rules.gather_cross_task.output.h5,
         data=results_path("data/{task}.h5"),
     output:
         json=cross_task_path("{source}/{tuning}/scores/{task}/ny{ny}/{variant}.json"),
@@ -89,7 +105,7 @@ rule readout_cross_task:
         **config["readout"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         lag=lambda wc: task_param(wc.task, "lag", 0),
-        rollout_rule="rollout_cross_task",
+        rollout_rule="gather_cross_task",
     script:
         "../scripts/readout.py"
 

@@ -181,11 +181,11 @@ rule rollout_simplified:
         sidecars=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/full/seed{seed}.json"), seed=PRETRAIN_SEEDS),
         data=results_path("data/{task}.h5"),
     output:
-        h5=simplified_path("activations/{task}/ny{ny}/{variant}.h5"),
+        part=simplified_path("activations/{task}/ny{ny}/{variant}/part{part}.h5"),
     log:
-        log_path("rollout_simplified", "{task}_ny{ny}_{variant}"),
+        log_path("rollout_simplified", "{task}_ny{ny}_{variant}_part{part}"),
     benchmark:
-        benchmark_path("rollout_simplified/{task}_ny{ny}_{variant}.tsv")
+        benchmark_path("rollout_simplified/{task}_ny{ny}_{variant}_part{part}.tsv")
     wildcard_constraints:
         variant="pretrained",
     conda:
@@ -201,16 +201,32 @@ rule rollout_simplified:
         sim_dt=config["simulation"]["dt"],
         precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
-        chunk_size=config["benchmark"]["chunk_size"],
+        chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        chunks_per_job=config["benchmark"]["chunks_per_job"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
     script:
         "../scripts/rollout.py"
 
 
+use rule gather_activations as gather_simplified with:
+    input:
+        parts=lambda wc: activation_parts(simplified_path("activations/{task}/ny{ny}/{variant}"), wc),
+    output:
+        h5=simplified_path("activations/{task}/ny{ny}/{variant}.h5"),
+    log:
+        log_path("gather_simplified", "{task}_ny{ny}_{variant}"),
+    wildcard_constraints:
+        variant="pretrained",
+    resources:
+        **resources_for("gather_simplified"),
+    params:
+        rollout_rule="rollout_simplified",
+
+
 rule readout_simplified:
     input:
-        activations=rules.rollout_simplified.output.h5,
+        activations=rules.gather_simplified.output.h5,
         data=results_path("data/{task}.h5"),
     output:
         json=simplified_path("scores/{task}/ny{ny}/{variant}.json"),
@@ -225,7 +241,7 @@ rule readout_simplified:
         **config["readout"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         lag=lambda wc: task_param(wc.task, "lag", 0),
-        rollout_rule="rollout_simplified",
+        rollout_rule="gather_simplified",
     script:
         "../scripts/readout.py"
 

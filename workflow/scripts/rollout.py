@@ -1,17 +1,20 @@
-"""Activations of every seed of one reservoir variant on a task's train and test inputs."""
+"""Activations of every seed of one reservoir variant on a task's train and test inputs: the
+whole file (rule rollout_ron), or one job's part of them (the physical rollout rules, gathered by
+rule gather_activations)."""
 
 import numpy as np
 
-from physres.batching import activations
+from physres.batching import activations, part_rows
 from physres.data import read_task
-from physres.formats import write_activations
+from physres.formats import write_activation_part, write_activations
+from physres.io import InputError
 from physres.jobs import start_job
 from physres.reservoirs import load_ensemble
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
-# rules rollout_ron and rollout_physical: only the physical one has the robots' parameters
+# rules rollout_ron and the physical rollouts: only the physical ones have the robots' parameters
 physical = (
     {}
     if wc.variant == "ron"
@@ -26,8 +29,22 @@ physical = (
     )
 )
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
+attrs = {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": task.kind, "washout": p.washout}
 splits = {"train": task.train.u, "test": task.test.u}
-if task.train.u.shape[1:] == task.test.u.shape[1:]:
+same_shape = task.train.u.shape[1:] == task.test.u.shape[1:]
+if "part" in snakemake.output.keys():
+    # one job's share of train and test concatenated, on the unsplit run's chunk boundaries
+    if not same_shape:
+        raise InputError(snakemake.input.data, "train and test sequences differ in shape: no parts", "task_data")
+    u = np.concatenate([task.train.u, task.test.u])
+    rows = part_rows(len(u), p.chunk_size, p.chunks_per_job, int(wc.part))
+    log.info("part %s: sequences %d-%d of %d in chunks of %d", wc.part, rows.start, rows.stop, len(u), p.chunk_size)
+    states, peak = activations(
+        ensemble, u[rows], task.kind, p.washout, p.chunk_size, desc=f"{wc.variant} part {wc.part}"
+    )
+    attrs |= {"n_train": len(task.train.u), "n_sequences": len(u)}
+    write_activation_part(snakemake.output.part, attrs, p.seeds, rows, states, peak)
+elif same_shape:
     # both splits in one pass: one traced and compiled rollout, one call for all seeds
     n_train, u = len(task.train.u), np.concatenate([task.train.u, task.test.u])
     states, peak = activations(
@@ -35,16 +52,11 @@ if task.train.u.shape[1:] == task.test.u.shape[1:]:
     )
     rows = {"train": slice(None, n_train), "test": slice(n_train, None)}
     per_split = {split: (states[:, r], None if peak is None else peak[:, r]) for split, r in rows.items()}
+    write_activations(snakemake.output.h5, attrs, p.seeds, per_split, log)
 else:  # one chunk size for both splits: one traced and compiled rollout per job
     chunk_size = min(p.chunk_size, max(len(u) for u in splits.values()))
     per_split = {
         split: activations(ensemble, u, task.kind, p.washout, chunk_size, desc=f"{wc.variant} {split}")
         for split, u in splits.items()
     }
-write_activations(
-    snakemake.output.h5,
-    {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": task.kind, "washout": p.washout},
-    p.seeds,
-    per_split,
-    log,
-)
+    write_activations(snakemake.output.h5, attrs, p.seeds, per_split, log)
