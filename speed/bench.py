@@ -61,7 +61,15 @@ from threadpoolctl import threadpool_limits
 
 from physres import flops, pcs
 from physres.batching import activations
-from physres.config import SCHEMA, input_dimension, robot_environment, robot_layout, ron_config
+from physres.config import (
+    SCHEMA,
+    input_dimension,
+    robot_environment,
+    robot_layout,
+    rollout_chunk_size,
+    ron_config,
+    task_sequences,
+)
 from physres.data import read_task
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
@@ -480,7 +488,7 @@ def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
     task's train and test inputs at config's scale."""
 
     dt = next(c["dt"] for c in config["reference"]["configs"] if c["task"] == task and c["ny"] == ny)
-    return sequences_of(config, task) * flops.task_size(config, task).K, n_substeps(dt, config["simulation"]["dt"])
+    return task_sequences(config, task) * flops.task_size(config, task).K, n_substeps(dt, config["simulation"]["dt"])
 
 
 def dag_config(overlays: list[str]) -> dict:
@@ -568,27 +576,16 @@ def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[
             one = steps * substeps * layout["n_robots"] * layout["n_pcs"] * cost / 60  # one reservoir, all sequences
             minutes["rollout"] += 3 * seeds * one  # unoptimized, partial, pretrained
             # whole test sequences (max_steps: null), n_sequences of them per start and mode
-            per_sequence = one / sequences_of(config, task)
+            per_sequence = one / task_sequences(config, task)
             minutes["evaluate_pretraining"] += modes * seeds * config["evaluation"]["n_sequences"] * per_sequence
     return minutes
 
 
 def rollout_batch(config: dict, task: str, cap: int = 256) -> int:
-    """Sequences one rollout job advances together: its seeds times the sequences of one call
-    (Mackey-Glass rolls its train and test series one at a time), at most ``cap`` (beyond it the
-    cost per sequence no longer falls)."""
-    per_call = 1 if task == "mackey_glass" else min(sequences_of(config, task), config["reference"]["chunk_size"])
-    return min(cap, len(config["pretrain"]["seeds"]) * per_call)
-
-
-def sequences_of(config: dict, task: str) -> int:
-    """Train plus test sequences of a task at config's scale."""
-    data = config["data"][task]
-    if task == "mackey_glass":
-        return 2
-    if task == "adiac":
-        return (data["n_train"] or 390) + (data["n_test"] or 391)
-    return data["n_train"] + data["n_test"]
+    """Sequences one rollout job advances together: its seeds times one compiled chunk
+    (physres.config.rollout_chunk_size; Mackey-Glass: its train and test series), at most ``cap``
+    (beyond it the cost per sequence no longer falls)."""
+    return min(cap, len(config["pretrain"]["seeds"]) * rollout_chunk_size(config, task))
 
 
 def segment_substep_cost(args) -> float:

@@ -97,9 +97,9 @@ def test_dag_projection_of_an_overlay(capsys, monkeypatch):
     bench.main(["--part", "dag", "--configfile", smoke, *TINY])
     out = capsys.readouterr().out
     assert "(run smoke)" in out and "ny= 6 (1 x 2)" in out and "ny=15" not in out
-    assert seen["batch"] == 64 and 2 in seen["sequences"]  # smoke: batch 64; Mackey-Glass: 2 seeds x 1 series
+    assert seen["batch"] == 64 and 4 in seen["sequences"]  # smoke: batch 64; Mackey-Glass: 2 seeds x 2 series
     assert len(seen["sequences"]) == len(set(seen["sequences"]))  # one measurement per batch
-    assert re.search(r"rollout us per segment-substep 1\.000 at batch 2", out)
+    assert re.search(r"rollout us per segment-substep 1\.000 at batch 4", out)
     assert re.search(r"total +[0-9.]+ CPU hours", out)
 
 
@@ -114,11 +114,11 @@ def test_dag_projection_counts_the_papers_work():
 
 
 def test_rollout_batch_follows_the_rollout_jobs():
-    """Four seeds vmapped over the sequences of one call: sMNIST capped at 256, Mackey-Glass one
-    series per seed, Lorenz96 at reduced scale 8 + 8 sequences per seed."""
+    """Four seeds vmapped over the sequences of one compiled chunk: sMNIST capped at 256,
+    Mackey-Glass its train and test series per seed, Lorenz96 at reduced scale 8 + 8 sequences."""
     config = bench.paper_config()
     assert bench.rollout_batch(config, "smnist") == 256
-    assert bench.rollout_batch(config, "mackey_glass") == 4
+    assert bench.rollout_batch(config, "mackey_glass") == 8  # 4 seeds x (train + test series)
     reduced = bench.dag_config([str(bench.SCHEMA.parents[1] / "configs" / "reduced.yaml")])
     assert reduced["run"] == "reduced" and reduced["pretrain"]["epochs"] == 400
     assert reduced["robot"] == config["robot"]  # merged key by key, the rest kept
