@@ -88,7 +88,7 @@ def best_time(fn, repeats: int) -> float:
     return min(times)
 
 
-@functools.cache  # read config.yaml once per run, not once per part
+@functools.cache  # measure the peak once per run, not once per part
 def matmul_peak_gflops(dtype=np.float64, n: int = 1024) -> float:
     """This core's matrix-multiply rate, the practical peak of a float64 CPU core: numpy's BLAS on
     one thread, n x n times n x n (2 n^3 flops), fastest of 5."""
