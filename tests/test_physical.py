@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from physres.physical import glorot_mlp, init_map, init_physical_reservoir, parameter_groups
+from physres.physical import glorot_mlp, init_map, init_physical_reservoir, init_unoptimized_reservoir, parameter_groups
 from physres.robot import PARAMETER_NAMES, pcs_robot, robot_acceleration, sample_robots
 from physres.simulate import physical_rollout
 
@@ -196,11 +196,77 @@ def test_euler_rollout_matches_a_naive_loop(rng):
             Q, Qd = Q + dt * Qd, Qd + dt * accel(Q, Qd, T)
         expected.append(Q)
         velocities.append(Qd)
-    Qs, peak = physical_rollout(model, u[None], dt_ref, dt)
+    Qs, peak = physical_rollout(model, u[None], dt_ref, dt, interpolation="held")
+    np.testing.assert_allclose(Qs[0], np.stack(expected), rtol=1e-10, atol=1e-14)
+    final, _ = physical_rollout(model, u[None], dt_ref, dt, keep="final", interpolation="held")
+    np.testing.assert_array_equal(final[0], Qs[0, -1])
+    np.testing.assert_allclose(peak[0], np.max(np.abs(np.concatenate([np.stack(expected), np.stack(velocities)], 1))))
+
+
+def test_interpolated_rollout_matches_a_naive_loop(rng):
+    """The default input path, u linear between samples (the thesis code's): Q at each sample's
+    time, the first being the initial state; at each substep T_ff of u at that substep's start."""
+    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified")
+    u = jnp.asarray(rng.uniform(size=(4, 1)))
+    dt_ref, dt = 2e-3, 5e-4
+    Q, Qd = model.map.c, jnp.zeros(6)
+    expected = [Q]
+    accel = eqx.filter_jit(model.robots.acceleration)
+    for u_from, u_to in zip(u[:-1], u[1:]):
+        for j in range(4):
+            u_t = u_from + (j / 4) * (u_to - u_from)
+            T = model.feedback(jnp.concatenate([Q, Qd])) + model.feedforward(u_t)
+            Q, Qd = Q + dt * Qd, Qd + dt * accel(Q, Qd, T)
+        expected.append(Q)
+    Qs, _ = physical_rollout(model, u[None], dt_ref, dt)
     np.testing.assert_allclose(Qs[0], np.stack(expected), rtol=1e-10, atol=1e-14)
     final, _ = physical_rollout(model, u[None], dt_ref, dt, keep="final")
     np.testing.assert_array_equal(final[0], Qs[0, -1])
-    np.testing.assert_allclose(peak[0], np.max(np.abs(np.concatenate([np.stack(expected), np.stack(velocities)], 1))))
+
+
+def test_interpolated_rollout_matches_one_diffrax_solve_over_the_whole_sequence(rng):
+    """An independent reference, the thesis code's way of driving the robots: one diffrax Euler
+    solve over [0, t_K-1] with u a LinearInterpolation over all sample times, saved at them."""
+    import diffrax
+
+    from physres.simulate import vector_field
+
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01)
+    u = jnp.asarray(rng.uniform(size=(2, 12, 1)))
+    dt_ref, dt = 2e-3, 2.5e-4
+    ts = dt_ref * jnp.arange(u.shape[1])
+    path = diffrax.LinearInterpolation(ts=ts, ys=jnp.swapaxes(u, 0, 1))
+    dynamics = model.robots.build()
+
+    def field(t, state, args):
+        return vector_field(t, state, (model, dynamics, jax.vmap(model.feedforward_torque)(path.evaluate(t))))
+
+    Q0 = jnp.zeros((2, 6))
+    reference = diffrax.diffeqsolve(
+        diffrax.ODETerm(field),
+        diffrax.Euler(),
+        0.0,
+        ts[-1],
+        dt,
+        (Q0, Q0),
+        saveat=diffrax.SaveAt(ts=ts),
+        max_steps=None,
+    ).ys[0]
+    Qs, _ = physical_rollout(model, u, dt_ref, dt)
+    np.testing.assert_allclose(Qs, jnp.swapaxes(reference, 0, 1), rtol=1e-9, atol=1e-12 * float(jnp.max(jnp.abs(Qs))))
+
+
+def test_a_constant_input_gives_the_same_states_either_way(rng):
+    """With u constant the two paths coincide, the linear one's states one sample later (its
+    first state is the initial one)."""
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES)
+    u = jnp.broadcast_to(jnp.asarray(rng.uniform(size=(3, 1, 1))), (3, 6, 1))
+    held, _ = physical_rollout(model, u, 2e-3, 5e-4, interpolation="held")
+    linear, _ = physical_rollout(model, u, 2e-3, 5e-4, interpolation="linear")
+    np.testing.assert_allclose(linear[:, 1:], held[:, :-1], rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(linear[:, 0], 0.0)
+    with pytest.raises(ValueError, match="interpolation 'cubic'; allowed: linear, held"):
+        physical_rollout(model, u, 2e-3, 5e-4, interpolation="cubic")
 
 
 def test_euler_rollout_converges_at_first_order(rng):

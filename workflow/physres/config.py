@@ -21,7 +21,7 @@ class ConfigError(ValueError):
 
 
 def whole_substeps(reference_dt: float, sim_dt: float) -> int | None:
-    """Euler steps of sim_dt per input sample held for reference_dt, or None unless sim_dt divides it."""
+    """Euler steps of sim_dt per input interval of reference_dt, or None unless sim_dt divides it."""
     steps = round(reference_dt / sim_dt)
     return steps if steps >= 1 and abs(steps * sim_dt - reference_dt) <= 1e-9 * reference_dt else None
 
@@ -170,7 +170,7 @@ def semantic_errors(config: dict, schema_path: str | Path = SCHEMA) -> list[str]
     sim_dt = config["simulation"]["dt"]
     for i, entry in enumerate(config["reference"]["configs"]):
         used = entry["task"] in config["tasks"] and entry["ny"] in config["dimensions"]
-        # each input sample is held for the RON's dt: a whole number of Euler steps
+        # each input interval (the RON's dt) must be a whole number of Euler steps
         if used and whole_substeps(entry["dt"], sim_dt) is None:
             lines.append(
                 f"simulation.dt: {sim_dt} does not divide the RON step dt = {entry['dt']} of "

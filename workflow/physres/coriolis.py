@@ -20,7 +20,7 @@ import numpy as np
 
 from physres.physical import PhysicalReservoir
 from physres.readout import forecasting_score
-from physres.simulate import diverged, physical_rollout
+from physres.simulate import Interpolation, diverged, physical_rollout
 
 
 def with_coriolis(reservoir: PhysicalReservoir, on: bool) -> PhysicalReservoir:
@@ -36,7 +36,7 @@ def strain_nrmse(q_c: np.ndarray, q_nc: np.ndarray) -> float:
 
 @dataclass
 class Simulation:
-    Q_train: np.ndarray  # (n_seq, K, ny) strains after each input sample
+    Q_train: np.ndarray  # (n_seq, K, ny) strains at each input sample
     Q_test: np.ndarray
     seconds: float  # wall time of the test rollout, compiled program warm
     sim_dt: float
@@ -50,10 +50,14 @@ def simulate(
     reference_dt: float,
     sim_dt: float,
     bound: float,
+    interpolation: Interpolation = "linear",
 ) -> Simulation:
     """Train and test rollouts of one reservoir; the test rollout is timed with its program
     compiled (by the train rollout, or by a warm-up call where the test shape differs)."""
-    run = lambda u: physical_rollout(reservoir, jnp.asarray(u), reference_dt, sim_dt, "all", bound)  # noqa: E731
+
+    def run(u):
+        return physical_rollout(reservoir, jnp.asarray(u), reference_dt, sim_dt, "all", bound, interpolation)
+
     Q_train, peak_train = jax.block_until_ready(run(u_train))
     if np.shape(u_test) != np.shape(u_train):
         jax.block_until_ready(run(u_test))
@@ -92,14 +96,19 @@ def ablate(
     washout: int,
     lag: int,
     alpha: float,
+    interpolation: Interpolation = "linear",
 ) -> tuple[dict, np.ndarray, np.ndarray]:
     """One pretrained run simulated without and with Coriolis. Returns the row (task NRMSE, test
     seconds, strain NRMSE, whether the finer step was needed) and the test strains q_nc, q_c."""
-    without = simulate(with_coriolis(reservoir, False), task.train.u, task.test.u, reference_dt, sim_dt, bound)
+
+    def run(model, dt):
+        return simulate(model, task.train.u, task.test.u, reference_dt, dt, bound, interpolation)
+
+    without = run(with_coriolis(reservoir, False), sim_dt)
     coriolis = with_coriolis(reservoir, True)
-    with_term = simulate(coriolis, task.train.u, task.test.u, reference_dt, sim_dt, bound)
+    with_term = run(coriolis, sim_dt)
     if with_term.diverged and not without.diverged:
-        with_term = simulate(coriolis, task.train.u, task.test.u, reference_dt, fine_dt, bound)
+        with_term = run(coriolis, fine_dt)
     consistent = not (without.diverged or with_term.diverged)
     row = {
         "nrmse_without": task_nrmse(reservoir, without, task, washout, lag, alpha),

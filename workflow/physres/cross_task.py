@@ -5,8 +5,8 @@ A source task's fully pretrained reservoir (theta_rob, theta_map, theta_contr) s
 task. The robots are never changed; the digital parts are either reused as they are (tuning
 "none", possible only where source and target inputs u have the same n_u), or re-tuned by a
 brief auxiliary pretraining against the target task's reference RON: the feedforward controller
-alone ("ff") or both controllers and the map ("ff_fb_map"). Inputs are held for the target
-RON's Delta t.
+alone ("ff") or both controllers and the map ("ff_fb_map"). The input samples are the target
+RON's Delta t apart.
 """
 
 from __future__ import annotations

@@ -17,13 +17,13 @@ from physres.checkpoint import load_checkpoint, training_failed
 from physres.physical import init_unoptimized_reservoir, stack_models
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
-from physres.simulate import in_precision, stacked_rollout
+from physres.simulate import Interpolation, in_precision, stacked_rollout
 
 
 class PhysicalEnsemble:
     """Physical reservoirs (pretrained, partial or unoptimized), stacked over seeds and simulated
-    in one program with input samples held for the RON's Delta t; activations are their readout
-    coordinates (y_hat = psi(Q), or Q)."""
+    in one program with input samples the RON's Delta t apart (``interpolation`` between them, see
+    physres.simulate); activations are their readout coordinates (y_hat = psi(Q), or Q)."""
 
     def __init__(
         self,
@@ -34,9 +34,11 @@ class PhysicalEnsemble:
         divergence_bound: float,
         failed: list[bool] | None = None,
         precision: str = "float64",
+        interpolation: Interpolation = "linear",
     ):
         self.seeds, self.stacked = list(seeds), in_precision(stack_models(reservoirs), precision)
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
+        self.interpolation = interpolation
         # starts whose pretraining failed: simulated with the others (one program), reported as
         # non-finite, so every later stage counts them as diverged
         self.failed = np.zeros(len(self.seeds), bool) if failed is None else np.asarray(failed, bool)
@@ -49,6 +51,7 @@ class PhysicalEnsemble:
             self.sim_dt,
             keep=keep,
             divergence_bound=self.divergence_bound,
+            interpolation=self.interpolation,
         )
         y_hat = eqx.filter_vmap(lambda reservoir, Q_s: reservoir.readout_coordinates(Q_s))(self.stacked, Q)
         y_hat, peak = np.array(y_hat), np.array(peak)
@@ -89,6 +92,7 @@ def load_ensemble(
     divergence_bound: float = float("inf"),
     task: str | None = None,
     precision: str = "float64",
+    interpolation: Interpolation = "linear",
 ) -> Ensemble:
     """The reservoirs of one variant for one (task, ny), one per seed.
 
@@ -96,7 +100,8 @@ def load_ensemble(
     checkpoints (one per start); unoptimized: no files, robots and encoding drawn per (task, ny,
     seed) from ``architecture`` and ``unoptimized`` (the config's scalings): the paper's four
     random initialisations per experiment, independent between experiments. Physical variants
-    are simulated in ``precision`` (config ``simulation.precision``).
+    are simulated in ``precision`` with the input's ``interpolation`` between samples (config
+    ``simulation.precision``, ``simulation.input_interpolation``).
     """
     if variant in ("ron", "pretrained", "partial") and len(paths) != len(seeds):
         raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
@@ -112,6 +117,7 @@ def load_ensemble(
             divergence_bound,
             [training_failed(s) for s in sidecars],
             precision,
+            interpolation,
         )
     if variant == "unoptimized":
         if task is None:
@@ -121,5 +127,7 @@ def load_ensemble(
             init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
             for seed in seeds
         ]
-        return PhysicalEnsemble(seeds, models, reference_dt, sim_dt, divergence_bound, precision=precision)
+        return PhysicalEnsemble(
+            seeds, models, reference_dt, sim_dt, divergence_bound, precision=precision, interpolation=interpolation
+        )
     raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained")

@@ -1,12 +1,18 @@
 """Rollouts of physical reservoirs (paper, supplementary B): diffrax explicit Euler with step
-delta_t (0.1 ms), each input sample held for the reference RON's Delta t.
+delta_t (0.1 ms), the input samples Delta t apart (the reference RON's step).
+
+Between two samples the input is interpolated linearly (``interpolation="linear"``, the default:
+the paper's first author's thesis code drives its rollouts with diffrax's LinearInterpolation of
+u over the sample times and saves the states at those times, the first being the initial state),
+or each sample is held for Delta t (``"held"``, physres before it read the thesis; the state after
+sample k is then saved as the k-th).
 
 A reservoir is a physres.physical.AbstractPhysicalReservoir (``robots``, ``feedforward_torque(u)``,
 ``feedback_torque(Q, Q')``, ``initial_Q()``, ``readout_coordinates(Q)``): the pretrained and
 partially pretrained PhysicalReservoir and the UnoptimizedReservoir. The robots are built from
-theta_rob once per rollout and the feedforward term T_ff(u_k) once per input step; only the
-feedback term and the robot dynamics run at every substep. The state starts at rest at
-Q(0) = initial_Q().
+theta_rob once per rollout; a held input's feedforward term T_ff(u_k) is computed once per input
+step, an interpolated one at every substep with the feedback term and the robot dynamics. The
+state starts at rest at Q(0) = initial_Q().
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from physres.config import whole_substeps
 from physres.physical import AbstractPhysicalReservoir
 
 Keep = Literal["final", "all"]
+Interpolation = Literal["linear", "held"]
+INTERPOLATIONS = ("linear", "held")
 
 
 PRECISIONS = {"float64": jnp.float64, "float32": jnp.float32}
@@ -54,26 +62,47 @@ def vector_field(t, state, args):
     return Qdot, dynamics.accelerations(Q, Qdot, T)
 
 
-def held_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_k, reference_dt, steps):
-    """Advance the batch of states (Q, Q'), each (batch, ny), over one input sample u_k (batch,
-    nu) held for reference_dt, with ``steps`` Euler steps.
+def interpolated_vector_field(t, state, args):
+    """``vector_field`` with the input read at time t from a path (a diffrax.LinearInterpolation
+    of u, (batch, nu) at each end) and its feedforward term T_ff(u(t)) computed at every substep."""
+    reservoir, dynamics, u_path = args
+    return vector_field(t, state, (reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_path.evaluate(t))))
+
+
+def _euler_solve(field, state, args, reference_dt, steps):
+    """``steps`` Euler steps of ``field`` over [0, reference_dt] from the batch of states (Q, Q').
 
     reference_dt and steps may be traced, so one compiled rollout serves every RON time step.
     """
     solution = diffrax.diffeqsolve(
-        diffrax.ODETerm(vector_field),
+        diffrax.ODETerm(field),
         diffrax.Euler(),
         t0=0.0,
         t1=reference_dt,
         dt0=reference_dt / steps,
         y0=state,
-        args=(reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k)),
+        args=args,
         saveat=diffrax.SaveAt(t1=True),
         stepsize_controller=diffrax.ConstantStepSize(),
         max_steps=None,
         throw=False,  # a diverging state is reported by the caller, never raised mid-rollout
     )
     return jax.tree_util.tree_map(lambda x: x[-1], solution.ys)
+
+
+def held_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_k, reference_dt, steps):
+    """Advance the batch of states (Q, Q'), each (batch, ny), over one input sample u_k (batch,
+    nu) held for reference_dt, with ``steps`` Euler steps."""
+    args = (reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k))
+    return _euler_solve(vector_field, state, args, reference_dt, steps)
+
+
+def interpolated_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_from, u_to, reference_dt, steps):
+    """Advance the batch of states (Q, Q'), each (batch, ny), over one interval of reference_dt in
+    which the input moves linearly from u_from to u_to (each (batch, nu)), with ``steps`` Euler
+    steps."""
+    u_path = diffrax.LinearInterpolation(ts=jnp.stack([0.0 * reference_dt, reference_dt]), ys=jnp.stack([u_from, u_to]))
+    return _euler_solve(interpolated_vector_field, state, (reservoir, dynamics, u_path), reference_dt, steps)
 
 
 def _peak(state):
@@ -83,7 +112,7 @@ def _peak(state):
     return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf), axis=-1)
 
 
-def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
+def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound, interpolation: Interpolation):
     """Q (batch, time, ny) or (batch, ny) and the peak (batch,) of one reservoir (unjitted core).
 
     The sequences advance together: every Euler substep is one batched evaluation of the
@@ -95,9 +124,12 @@ def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
     u, reference_dt = u.astype(Q0.dtype), reference_dt.astype(Q0.dtype)
     batch = u.shape[0]
 
-    def step(carry, u_k):
+    def step(carry, u_interval):
         state, peak = carry
-        state = held_input_step(reservoir, dynamics, state, u_k, reference_dt, steps)
+        if interpolation == "held":
+            state = held_input_step(reservoir, dynamics, state, u_interval, reference_dt, steps)
+        else:
+            state = interpolated_input_step(reservoir, dynamics, state, *u_interval, reference_dt, steps)
         peak = jnp.maximum(peak, _peak(state))
         # past the bound the run is diverged: continue on NaN, which is cheap, rather than on
         # huge strains whose sin/cos cost ~10x more per substep and tell nothing
@@ -106,19 +138,31 @@ def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound):
 
     Q0 = jnp.broadcast_to(Q0, (batch,) + Q0.shape)
     start = ((Q0, jnp.zeros_like(Q0)), jnp.zeros(batch, Q0.dtype))
-    (final, peak), Qs = jax.lax.scan(step, start, jnp.swapaxes(u, 0, 1))
-    return (jnp.swapaxes(Qs, 0, 1) if keep == "all" else final[0]), peak
+    u = jnp.swapaxes(u, 0, 1)  # (time, batch, nu)
+    # held: one interval per sample, state k after it; linear: one interval between each pair of
+    # samples, state k at sample k's time, state 0 the initial one
+    intervals = u if interpolation == "held" else (u[:-1], u[1:])
+    (final, peak), Qs = jax.lax.scan(step, start, intervals)
+    if keep == "final":
+        return final[0], peak
+    if interpolation == "linear":
+        Qs = jnp.concatenate([Q0[None], Qs])
+    return jnp.swapaxes(Qs, 0, 1), peak
 
 
 _single_rollout = eqx.filter_jit(_rollout)
 # one program for a whole stack of reservoirs (leading axis S on every array leaf): a variant's seeds
 # are traced and compiled once
-_stacked_rollout = eqx.filter_jit(eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None)))
+_stacked_rollout = eqx.filter_jit(
+    eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None, None))
+)
 
 
-def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound):
+def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation):
     if keep not in ("final", "all"):
         raise ValueError(f"keep must be 'final' or 'all', got {keep!r}")
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(f"interpolation {interpolation!r}; allowed: {', '.join(INTERPOLATIONS)}")
     steps = n_substeps(reference_dt, sim_dt)
     return (
         jnp.asarray(u),
@@ -126,6 +170,7 @@ def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound):
         jnp.asarray(steps),
         keep,
         jnp.asarray(divergence_bound, dtype=float),
+        interpolation,
     )
 
 
@@ -136,14 +181,17 @@ def physical_rollout(
     sim_dt: float,
     keep: Keep = "all",
     divergence_bound: float = float("inf"),
+    interpolation: Interpolation = "linear",
 ):
-    """Q after each input sample, (batch, time, ny) for keep="all" or (batch, ny) for
-    keep="final", and the peak max(|Q|, |Q'|) over the rollout per sequence, (batch,).
+    """Q at each input sample's time (linear) or after each held sample (held), (batch, time, ny)
+    for keep="all", or the last of them, (batch, ny) for keep="final"; and the peak
+    max(|Q|, |Q'|) over the rollout per sequence, (batch,).
 
-    Once a sequence's peak exceeds ``divergence_bound`` (checked after each input sample) its
+    Once a sequence's peak exceeds ``divergence_bound`` (checked at each input sample) its
     states are NaN from there on: a diverged run has no activations to score.
     """
-    return _single_rollout(reservoir, *_checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound))
+    arguments = _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation)
+    return _single_rollout(reservoir, *arguments)
 
 
 def stacked_rollout(
@@ -153,11 +201,13 @@ def stacked_rollout(
     sim_dt: float,
     keep: Keep = "all",
     divergence_bound: float = float("inf"),
+    interpolation: Interpolation = "linear",
 ):
     """``physical_rollout`` of S reservoirs stacked along a leading axis (see
     ``physres.physical.stack_models``) on the same inputs, in one compiled program: Q of shape
     (S, batch, time, ny) or (S, batch, ny) and the peak (S, batch)."""
-    return _stacked_rollout(reservoirs, *_checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound))
+    arguments = _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation)
+    return _stacked_rollout(reservoirs, *arguments)
 
 
 def diverged(peak, bound: float) -> bool:

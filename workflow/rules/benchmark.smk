@@ -54,6 +54,7 @@ rule rollout_physical:
         unoptimized=config["benchmark"]["unoptimized"],
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
         precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),

@@ -60,9 +60,10 @@ rule rollout_cross_task:
         seeds=PRETRAIN_SEEDS,
         architecture=architecture,
         unoptimized=config["benchmark"]["unoptimized"],
-        # the target task's input, held for the target RON's Delta t (paper)
+        # the target task's input, its samples the target RON's Delta t apart (paper)
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
         precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),

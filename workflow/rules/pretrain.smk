@@ -49,6 +49,7 @@ rule evaluate_pretraining:
     params:
         **config["evaluation"],
         sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
         x64=config["numerics"]["x64"],
     script:
         "../scripts/evaluate_pretraining.py"

@@ -67,6 +67,7 @@ rule coriolis_ablation:
         task=CORIOLIS["task"],
         reference_dt=lambda wc: ron_config(config, CORIOLIS["task"], wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
         fine_dt=CORIOLIS["fine_dt"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         washout=task_param(CORIOLIS["task"], "washout", 0),
@@ -170,6 +171,7 @@ rule evaluate_simplified:
     params:
         **config["evaluation"],
         sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
         x64=config["numerics"]["x64"],
     script:
         "../scripts/evaluate_pretraining.py"
@@ -199,6 +201,7 @@ rule rollout_simplified:
         unoptimized=config["benchmark"]["unoptimized"],
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
         precision=config["simulation"]["precision"],
         divergence_bound=config["evaluation"]["divergence_bound"],
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),

@@ -19,7 +19,16 @@ for path in snakemake.input.models:
         rows.append({"seed": seed, "diverged": True, "failed": True})
         continue
     row, q_nc, q_c = ablate(
-        model, task, p.reference_dt, p.sim_dt, p.fine_dt, p.divergence_bound, p.washout, p.lag, p.alpha
+        model,
+        task,
+        p.reference_dt,
+        p.sim_dt,
+        p.fine_dt,
+        p.divergence_bound,
+        p.washout,
+        p.lag,
+        p.alpha,
+        p.input_interpolation,
     )
     log.info("seed %d: %s", seed, row)
     rows.append({"seed": seed, **row})

@@ -24,7 +24,10 @@ y_ref = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))  # (n_seq, K, n
 models, sidecars = zip(*map(load_checkpoint, snakemake.input.models))
 seeds, failed = [s["seed"] for s in sidecars], [training_failed(s) for s in sidecars]
 # all starts in one vmapped rollout; their activations are y_hat = psi(Q); a failed start's are NaN
-y_hats, peaks = PhysicalEnsemble(seeds, models, ron.dt, p.sim_dt, p.divergence_bound, failed).all_states(u)
+ensemble = PhysicalEnsemble(
+    seeds, models, ron.dt, p.sim_dt, p.divergence_bound, failed, interpolation=p.input_interpolation
+)
+y_hats, peaks = ensemble.all_states(u)
 results = []
 for model, seed, y_hat, peak, is_failed in zip(models, seeds, y_hats, peaks, failed):
     is_diverged = diverged(peak, p.divergence_bound)

@@ -26,6 +26,7 @@ physical = (
         divergence_bound=p.divergence_bound,
         task=wc.task,
         precision=p.precision,
+        interpolation=p.input_interpolation,
     )
 )
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
