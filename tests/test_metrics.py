@@ -1,0 +1,51 @@
+"""The metrics of the paper's Table 1: the test RMSE of y'' and the trajectory NRMSE, against
+closed forms and an independent implementation (scikit-learn's)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import yaml
+from sklearn.metrics import root_mean_squared_error
+
+from physres.physical import init_physical_reservoir
+from physres.pretrain import acceleration_rmse
+from physres.simulate import trajectory_nrmse
+
+from conftest import ROOT
+
+RANGES = yaml.safe_load((ROOT / "config.yaml").read_text())["robot"]["init_ranges"]
+
+
+def test_trajectory_nrmse_closed_form():
+    """y_hat = (1 + e) y gives NRMSE = |e| for any y; y_hat = y gives 0."""
+    y = np.random.default_rng(0).normal(size=(3, 40, 6))
+    assert trajectory_nrmse(y, 1.25 * y) == pytest.approx(0.25, rel=1e-12)
+    assert trajectory_nrmse(y, 0.9 * y) == pytest.approx(0.1, rel=1e-12)
+    assert trajectory_nrmse(y, y) == 0.0
+
+
+def test_trajectory_nrmse_is_rmse_over_rms_over_all_steps_and_coordinates():
+    rng = np.random.default_rng(1)
+    y, y_hat = rng.normal(size=(2, 30, 9)), rng.normal(size=(2, 30, 9))
+    expected = root_mean_squared_error(y.ravel(), y_hat.ravel()) / np.sqrt(np.mean(y**2))
+    assert trajectory_nrmse(y, y_hat) == pytest.approx(expected, rel=1e-12)
+    # a normalised error: the same for y and y_hat scaled together
+    assert trajectory_nrmse(7.0 * y, 7.0 * y_hat) == pytest.approx(expected, rel=1e-12)
+
+
+def test_acceleration_rmse_over_samples_and_components():
+    """Labels y'' = y''_hat + an offset: the RMSE is the offset's RMS over components (closed
+    form), and scikit-learn's RMSE of the flattened arrays (independent)."""
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
+    rng = np.random.default_rng(2)
+    y, ydot, u = (jnp.asarray(rng.uniform(-0.1, 0.1, size=(50, n))) for n in (6, 6, 1))
+    predicted = np.asarray(model.mapped_accelerations(y, ydot, u))
+    offset = np.array([0.1, -0.2, 0.3, 0.0, 0.5, -1.0])
+    batch = {"y": y, "ydot": ydot, "u": u, "yddot": jnp.asarray(predicted + offset)}
+    assert float(acceleration_rmse(model, batch)) == pytest.approx(np.sqrt(np.mean(offset**2)), rel=1e-9)
+
+    noisy = predicted + rng.normal(size=predicted.shape)
+    batch["yddot"] = jnp.asarray(noisy)
+    expected = root_mean_squared_error(noisy.ravel(), predicted.ravel())
+    assert float(acceleration_rmse(model, batch)) == pytest.approx(expected, rel=1e-9)
