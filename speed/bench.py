@@ -75,7 +75,7 @@ from physres.physical import init_physical_reservoir, init_unoptimized_reservoir
 from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
 from physres.reservoirs import PhysicalEnsemble, load_ensemble
 from physres.robot import DYNAMICS, pcs_template
-from physres.simulate import in_precision, n_substeps, physical_rollout, vector_field
+from physres.simulate import INTERPOLATIONS, in_precision, n_substeps, physical_rollout, vector_field
 
 
 def best_time(fn, repeats: int) -> float:
@@ -370,6 +370,26 @@ def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]
     return min(times), first, (m // args.batch_size) * args.batch_size
 
 
+def interpolation_cost(args, u, reference_dt, sim_dt, segment_substeps) -> None:
+    """The input between samples (simulation.input_interpolation) on a pretrained-like reservoir,
+    whose T_ff is a 2 x 64 tanh MLP: computed once per input when held, at every substep when
+    interpolated linearly. Prints both costs and their ratio."""
+    environment = robot_environment(paper_config()) | {"gauss_points": args.gauss_points}
+    model = init_physical_reservoir(
+        jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(), **environment
+    )
+    cost = {}
+    for interpolation in INTERPOLATIONS:
+        run = lambda: physical_rollout(  # noqa: E731
+            model, u, reference_dt, sim_dt, keep="final", interpolation=interpolation
+        )[0].block_until_ready()
+        cost[interpolation] = best_time(run, 3) / segment_substeps
+    print(
+        f"  pretrained-like reservoir (MLP controllers), input held {1e6 * cost['held']:.3f}, interpolated "
+        f"linearly {1e6 * cost['linear']:.3f} us per segment-substep: linear costs {cost['linear'] / cost['held']:.2f}x"
+    )
+
+
 def rollout_benchmark(args) -> None:
     """The same rollout (--sequences x --inputs x --substeps of 0.1 ms) through the fused kernel
     and through soromox: cost per PCS segment and Euler substep, and the largest difference. The
@@ -407,6 +427,7 @@ def rollout_benchmark(args) -> None:
         f"  physres float32 {1e6 * cost32:8.3f} us per segment-substep: {cost['physres'] / cost32:.2f}x float64, "
         f"{cost['soromox'] / cost32:.2f}x soromox (max |Q float32 - Q float64| / max |Q|: {error:.1e})"
     )
+    interpolation_cost(args, u, reference_dt, sim_dt, segment_substeps)
     # one Euler substep's arithmetic (controllers and robot dynamics over the batch) against its time
     model = unoptimized_reservoir(args)
     Q = jnp.zeros((args.sequences, args.ny))

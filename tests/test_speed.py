@@ -53,6 +53,7 @@ TINY = [
                 "us per segment-substep",
                 "ratio physres / soromox",
                 "physres float32",
+                "interpolated linearly",
                 "rollout substep (physres):",
                 "projected sMNIST ny=15 rollout",
             ],
