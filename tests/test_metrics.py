@@ -6,13 +6,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
+from conftest import ROOT
 from sklearn.metrics import root_mean_squared_error
 
 from physres.physical import init_physical_reservoir
 from physres.pretrain import acceleration_rmse
 from physres.simulate import trajectory_nrmse
-
-from conftest import ROOT
 
 RANGES = yaml.safe_load((ROOT / "config.yaml").read_text())["robot"]["init_ranges"]
 
