@@ -37,9 +37,9 @@ def copy_workflow(dest: Path) -> Path:
     return dest
 
 
-def run_smoke_snakemake(workdir, *args, timeout=1500):
+def run_smoke_snakemake(workdir, *args, overlays=(), timeout=1500):
     # targets and options first: --configfile takes every word that follows it
-    cmd = [sys.executable, "-m", "snakemake", *args, "--cores", "2", "--configfile", SMOKE_CONFIG]
+    cmd = [sys.executable, "-m", "snakemake", *args, "--cores", "2", "--configfile", SMOKE_CONFIG, *overlays]
     result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout + result.stderr

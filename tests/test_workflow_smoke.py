@@ -62,6 +62,30 @@ def test_smoke_logs_and_rerun_is_noop(smoke_run):
     assert "Nothing to be done" in snakemake(workdir, "-n")
 
 
+def planned_jobs(dry_run: str) -> list[tuple[str, str]]:
+    """(rule, wildcards) of every job in ``snakemake -n`` output."""
+    jobs = []
+    for block in re.split(r"^(?=(?:local)?rule \w+:$)", dry_run, flags=re.M)[1:]:
+        rule = re.match(r"(?:local)?rule (\w+):", block).group(1)
+        wildcards = re.search(r"^    wildcards: (.*)$", block, re.M)
+        jobs.append((rule, wildcards.group(1) if wildcards else ""))
+    return jobs
+
+
+@pytest.mark.smoke
+def test_a_new_unoptimized_encoding_reruns_only_the_baseline(smoke_run, tmp_path):
+    """Changing benchmark.unoptimized plans the unoptimized rollouts and what follows from them:
+    no pretraining, no evaluation, no rollout of another variant."""
+    workdir, _ = smoke_run
+    overlay = tmp_path / "encoding.yaml"
+    overlay.write_text("benchmark:\n  unoptimized:\n    torque_scale: 0.5\n")
+    jobs = planned_jobs(snakemake(workdir, "-n", overlays=[str(overlay)]))
+    rollouts = [wildcards for rule, wildcards in jobs if rule in ("rollout_physical", "gather_activations", "readout")]
+    assert rollouts and all("variant=unoptimized" in wildcards for wildcards in rollouts), rollouts
+    planned_rules = {rule for rule, _ in jobs}
+    assert planned_rules <= {"rollout_physical", "gather_activations", "readout", "benchmark_tables", "all"}, jobs
+
+
 @pytest.mark.smoke
 def test_smoke_rerun_is_bitwise_identical(smoke_run):
     workdir, _ = smoke_run

@@ -213,6 +213,22 @@ def robot_layout(config: dict, ny: int) -> tuple[int, int]:
     raise ConfigError(f"robot.layouts: no layout for ny = {ny}")
 
 
+# the architecture's entries an unoptimized reservoir is drawn from (no map, no controllers)
+UNOPTIMIZED_ARCHITECTURE = (
+    "ny",
+    "nu",
+    "n_robots",
+    "n_pcs",
+    "init_ranges",
+    "gravity",
+    "coriolis",
+    "minimum_fraction",
+    "gauss_points",
+    "dynamics",
+    "base_angle",
+)
+
+
 def robot_environment(config: dict) -> dict[str, Any]:
     """The robots' model and surroundings from ``robot``, as physres.physical's init functions
     take them: one place, so pretraining and every rollout build the same robots (gravity in the

@@ -14,6 +14,7 @@ import numpy as np
 
 from physres.batching import Ensemble
 from physres.checkpoint import load_checkpoint, training_failed
+from physres.config import UNOPTIMIZED_ARCHITECTURE
 from physres.physical import init_unoptimized_reservoir, stack_models
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
@@ -63,21 +64,6 @@ class PhysicalEnsemble:
 
     def all_states(self, u):
         return self._run(u, "all")
-
-
-UNOPTIMIZED_ARCHITECTURE = (
-    "ny",
-    "nu",
-    "n_robots",
-    "n_pcs",
-    "init_ranges",
-    "gravity",
-    "coriolis",
-    "minimum_fraction",
-    "gauss_points",
-    "dynamics",
-    "base_angle",
-)
 
 
 def load_ensemble(

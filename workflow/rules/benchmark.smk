@@ -50,8 +50,8 @@ rule rollout_physical:
         **resources_for("rollout_physical"),
     params:
         seeds=PRETRAIN_SEEDS,
-        architecture=architecture,
-        unoptimized=config["benchmark"]["unoptimized"],
+        architecture=unoptimized_architecture,
+        unoptimized=unoptimized_encoding,
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
         input_interpolation=config["simulation"]["input_interpolation"],

@@ -4,6 +4,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from physres.config import (
+    UNOPTIMIZED_ARCHITECTURE,
     check_config,
     coerce_numbers,
     cross_task_combinations,
@@ -14,7 +15,6 @@ from physres.config import (
     rollout_parts,
     ron_config,
 )
-from physres.data import task_kind
 from physres.names import MODES as MODE_NAMES
 from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNINGS, VARIANTS
 
@@ -163,6 +163,20 @@ def architecture(wc):
         "s_min": config["pretrain"]["map_s_min"],
         **robot_environment(config),
     }
+
+
+def unoptimized_architecture(wc):
+    """What an unoptimized rollout draws its robots from; None for the variants read from files,
+    so that a change of the baseline reruns only its rollouts (and a change of the pretraining,
+    e.g. its controllers, does not rerun the baseline's)."""
+    if wc.variant != "unoptimized":
+        return None
+    return {key: architecture(wc)[key] for key in UNOPTIMIZED_ARCHITECTURE}
+
+
+def unoptimized_encoding(wc):
+    """benchmark.unoptimized for an unoptimized rollout; None for the other variants."""
+    return config["benchmark"]["unoptimized"] if wc.variant == "unoptimized" else None
 
 
 # simplified controllers (rules/supplementary.smk)

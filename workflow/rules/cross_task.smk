@@ -58,8 +58,6 @@ rule rollout_cross_task:
         **resources_for("rollout_cross_task"),
     params:
         seeds=PRETRAIN_SEEDS,
-        architecture=architecture,
-        unoptimized=config["benchmark"]["unoptimized"],
         # the target task's input, its samples the target RON's Delta t apart (paper)
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],

@@ -197,8 +197,6 @@ rule rollout_simplified:
         **resources_for("rollout_simplified"),
     params:
         seeds=PRETRAIN_SEEDS,
-        architecture=simplified_architecture,
-        unoptimized=config["benchmark"]["unoptimized"],
         reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
         sim_dt=config["simulation"]["dt"],
         input_interpolation=config["simulation"]["input_interpolation"],

@@ -14,13 +14,14 @@ from physres.reservoirs import load_ensemble
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
-# rules rollout_ron and the physical rollouts: only the physical ones have the robots' parameters
+# rules rollout_ron and the physical rollouts: only the physical ones have a simulation, and only
+# the unoptimized variant the robots' parameters and encoding (the others read theirs from files)
 physical = (
     {}
     if wc.variant == "ron"
     else dict(
-        architecture=p.architecture,
-        unoptimized=p.unoptimized,
+        architecture=p.get("architecture"),
+        unoptimized=p.get("unoptimized"),
         reference_dt=p.reference_dt,
         sim_dt=p.sim_dt,
         divergence_bound=p.divergence_bound,
