@@ -61,6 +61,7 @@ from threadpoolctl import threadpool_limits
 
 from physres import flops, pcs
 from physres.batching import activations
+from physres.compiled_cost import xla_cost
 from physres.config import (
     SCHEMA,
     input_dimension,
@@ -100,11 +101,9 @@ def matmul_peak_gflops(dtype=np.float64, n: int = 1024) -> float:
 
 
 def compiled_flops(fn, *args) -> float:
-    """XLA's count of the floating-point operations of fn(*args) as compiled (its cost analysis;
-    transcendentals such as sin, cos and tanh are counted apart and left out)."""
-    cost = eqx.filter_jit(fn).lower(*args).compile().compiled.cost_analysis()
-    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
-    return float(cost["flops"])
+    """XLA's count of the floating-point operations of fn(*args) as compiled (transcendentals such
+    as sin, cos and tanh are counted apart and left out)."""
+    return float(xla_cost(fn, *args)["flops"])
 
 
 def fraction_of_peak(what: str, flops: float, seconds: float, peak: float) -> str:

@@ -10,7 +10,7 @@ import yaml
 from physres.coriolis import ablate, strain_nrmse, with_coriolis
 from physres.data import Split, TaskData
 from physres.physical import init_physical_reservoir
-from physres.tables import coriolis_effects
+from physres.tables.coriolis import coriolis_effects
 
 CONFIG = yaml.safe_load(open("config.yaml"))
 ARCH = dict(ny=3, nu=1, n_robots=1, n_pcs=1, init_ranges=CONFIG["robot"]["init_ranges"], controller="simplified")

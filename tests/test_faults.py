@@ -25,7 +25,7 @@ from physres.pretraining_data import read_dataset, write_dataset
 from physres.readout import score_activations
 from physres.reservoirs import load_ensemble
 from physres.ron import init_ron, load_ron, save_ron
-from physres.tables import pretraining_scores
+from physres.tables.pretraining import pretraining_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from physres import flops
+from physres.compiled_cost import counted_controller_flops
 
 CONFIG = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
 
@@ -40,14 +41,14 @@ def test_counted_operations_check_the_formulas(ny, nu):
     """XLA's count of one controller step: the simplified formula within 2 %; the 2 x 64 formula
     is short by about one 64 -> ny layer (2 x 64 ny FLOPs: the feedforward's output layer)."""
     one_step = flops.TaskSize("forecasting", 1, nu)
-    simplified = flops.counted_controller_flops(ny, nu, "simplified")
+    simplified = counted_controller_flops(ny, nu, "simplified")
     assert simplified == pytest.approx(flops.prc_reservoir(ny, one_step, "simplified"), rel=0.02)
-    full = flops.counted_controller_flops(ny, nu, "full")
+    full = counted_controller_flops(ny, nu, "full")
     assert full - flops.prc_reservoir(ny, one_step, "full") == pytest.approx(128 * ny, rel=0.1)
 
 
 def test_flops_table_and_renderings(tmp_path):
-    from physres.tables import flops_table, render_flops
+    from physres.tables.flops import flops_table, render_flops
 
     table = flops_table(CONFIG, [6, 15], CONFIG["supplementary"]["flops"]["paper"])
     assert len(table) == 4 * 2 * 3 * 3  # tasks x ny x pipelines x parts

@@ -3,6 +3,8 @@ each module, and the rule scripts leave file formats to physres (docs/architectu
 `python tests/test_layers.py` prints the import graph and its layers."""
 
 import ast
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -10,6 +12,17 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "workflow/physres"
 #: the longest import chain, counted in modules (pcs <- robot <- physical <- ... )
 MAX_DEPTH = 5
+#: no module longer than this (lines)
+MAX_LINES = 500
+
+
+def module_name(path: Path) -> str:
+    """physres/simulate.py -> simulate; physres/tables/common.py -> tables.common."""
+    return ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+
+
+def package_modules() -> list[Path]:
+    return sorted(path for path in PACKAGE.rglob("*.py") if path.stem != "__init__")
 
 
 def physres_imports(path: Path, top_level_only: bool) -> set[str]:
@@ -19,19 +32,15 @@ def physres_imports(path: Path, top_level_only: bool) -> set[str]:
     found = set()
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "physres":
-            parts = node.module.split(".")
-            found |= {parts[1]} if len(parts) > 1 else {alias.name for alias in node.names}
+            module = node.module.removeprefix("physres").removeprefix(".")
+            found |= {module} if module else {alias.name for alias in node.names}
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("physres.")}
-    return found - {path.stem}
+            found |= {a.name.removeprefix("physres.") for a in node.names if a.name.startswith("physres.")}
+    return found - {module_name(path)}
 
 
 def import_graph() -> dict[str, set[str]]:
-    return {
-        path.stem: physres_imports(path, top_level_only=False)
-        for path in sorted(PACKAGE.glob("*.py"))
-        if path.stem != "__init__"
-    }
+    return {module_name(path): physres_imports(path, top_level_only=False) for path in package_modules()}
 
 
 def depth(graph: dict[str, set[str]]) -> dict[str, int]:
@@ -64,8 +73,27 @@ def test_no_cycles_and_shallow():
     assert deepest[1] <= MAX_DEPTH, f"{deepest[0]} sits {deepest[1]} modules deep"
 
 
+def test_modules_stay_small():
+    for path in package_modules():
+        lines = len(path.read_text().splitlines())
+        assert lines <= MAX_LINES, f"{module_name(path)} has {lines} lines"
+
+
+def test_table_modules_import_no_jax():
+    """A table job starts without JAX; only the FLOP table, which compiles the controllers to
+    count what XLA counts, needs it."""
+    for path in package_modules():
+        module = module_name(path)
+        if module.startswith("tables.") and module != "tables.flops":
+            code = f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import physres.{module}; print('jax' in sys.modules)"
+            assert (
+                subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+                == "False"
+            ), module
+
+
 def test_imports_at_the_top():
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in package_modules():
         lazy = physres_imports(path, top_level_only=False) - physres_imports(path, top_level_only=True)
         assert not lazy, f"{path.name} imports {sorted(lazy)} inside a function"
 

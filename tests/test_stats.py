@@ -10,7 +10,7 @@ import yaml
 
 from physres.formats import load_scores
 from physres.stats import mann_whitney_p, rank_test_values, significance_table, summary
-from physres.tables import benchmark_cells, benchmark_table
+from physres.tables.benchmark import benchmark_cells, benchmark_table
 
 CONFIG = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
 PAPER_TABLE_2 = CONFIG["benchmark"]["paper"]

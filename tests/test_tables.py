@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from physres.tables import aggregate, render_ron_reference, ron_reference_table
+from physres.tables.common import aggregate
+from physres.tables.reference import render_ron_reference, ron_reference_table
 
 
 def scores_frame():
@@ -92,7 +93,12 @@ def test_pretraining_summary_reproduces_the_papers_stated_figures(tmp_path):
 
     import yaml
 
-    from physres.tables import pretraining_scores, pretraining_summary, pretraining_table, render_pretraining_summary
+    from physres.tables.pretraining import (
+        pretraining_scores,
+        pretraining_summary,
+        pretraining_table,
+        render_pretraining_summary,
+    )
 
     config = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
     paper = config["pretrain"]["paper"]
@@ -131,7 +137,7 @@ def test_simplified_controllers_table_beside_the_paper(tmp_path):
     import yaml
 
     from physres import flops
-    from physres.tables import render_simplified, simplified_table
+    from physres.tables.simplified import render_simplified, simplified_table
 
     config = yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
     supplementary = config["supplementary"]

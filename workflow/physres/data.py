@@ -26,19 +26,8 @@ import numpy as np
 from scipy.integrate import odeint
 
 from physres.io import InputError, atomic_h5, atomic_path, check_array, read_h5, write_h5_attrs, write_text
+from physres.names import TASKS, task_kind
 from physres.seeding import rng_for
-
-CLASSIFICATION_TASKS = ("smnist", "adiac")
-FORECASTING_TASKS = ("mackey_glass", "lorenz96")
-TASKS = CLASSIFICATION_TASKS + FORECASTING_TASKS
-
-
-def task_kind(task: str) -> str:
-    if task in CLASSIFICATION_TASKS:
-        return "classification"
-    if task in FORECASTING_TASKS:
-        return "forecasting"
-    raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TASKS)}")
 
 
 @dataclass

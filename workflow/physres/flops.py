@@ -9,20 +9,15 @@ the physical robots cost no digital FLOPs; the affine map is absorbed into the r
     readout, classification:   2 ny nc + 3 nc
     readout, forecasting:      (K - lag) 2 ny nu
 
-``counted_controller_flops`` counts what XLA compiles for one input step of the actual
-controllers (its cost analysis: FLOPs plus transcendentals), as a check of those formulas.
+Closed forms only, free of JAX (every table job imports them); physres.compiled_cost counts what
+XLA compiles for the actual controllers, as a check of these formulas.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
-import jax
-import jax.numpy as jnp
-
 from physres.config import input_dimension
-from physres.physical import CONTROLLERS, glorot_mlp
 
 CONTROLLER_PIPELINES = ("full", "simplified")
 
@@ -89,16 +84,3 @@ def crossover_ny(nu: int, controller: str, largest: int = 10_000) -> int:
         if prc_reservoir(ny, one_step, controller) < ron_reservoir(ny, one_step):
             return ny
     raise ValueError(f"no crossover below ny = {largest}")
-
-
-@functools.cache  # one compilation per (ny, nu, controller)
-def counted_controller_flops(ny: int, nu: int, controller: str) -> int:
-    """FLOPs plus transcendentals that XLA counts for one step T_ff(u) + T_fb(Q, Q') of the
-    pipeline's actual controllers."""
-    (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
-    feedforward = glorot_mlp(jax.random.PRNGKey(0), nu, ny, ff_width, ff_depth)
-    feedback = glorot_mlp(jax.random.PRNGKey(1), 2 * ny, ny, fb_width, fb_depth)
-    step = jax.jit(lambda u, Z: feedforward(u) + feedback(Z))
-    cost = step.lower(jnp.ones(nu), jnp.ones(2 * ny)).compile().cost_analysis()
-    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
-    return int(cost.get("flops", 0) + cost.get("transcendentals", 0))

@@ -4,6 +4,20 @@
 #: the paper's tasks, in its order
 TASK_ORDER = ["smnist", "adiac", "mackey_glass", "lorenz96"]
 TASK_LABEL = {"smnist": "sMNIST", "adiac": "ADIAC", "mackey_glass": "Mackey-Glass", "lorenz96": "Lorenz96"}
+CLASSIFICATION_TASKS = ("smnist", "adiac")
+FORECASTING_TASKS = ("mackey_glass", "lorenz96")
+TASKS = CLASSIFICATION_TASKS + FORECASTING_TASKS
+
+
+def task_kind(task: str) -> str:
+    """classification (sMNIST, ADIAC: the final state, accuracy) or forecasting (Mackey-Glass,
+    Lorenz96: every post-washout state, NRMSE)."""
+    if task in CLASSIFICATION_TASKS:
+        return "classification"
+    if task in FORECASTING_TASKS:
+        return "forecasting"
+    raise ValueError(f"unknown task {task!r}; allowed: {', '.join(TASKS)}")
+
 
 #: pretraining modes: full (theta_rob trained) and rob_fixed (theta_rob kept at its sampled value)
 MODES = ("full", "rob_fixed")

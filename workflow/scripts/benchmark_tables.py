@@ -7,14 +7,14 @@ from physres.formats import load_scores
 from physres.io import setup_logging
 from physres.names import TASK_LABEL
 from physres.stats import significance_table, summary
-from physres.tables import (
+from physres.tables.benchmark import (
     benchmark_cells,
     benchmark_table,
-    load_selections,
     render_benchmark,
     render_significance,
     render_summary,
 )
+from physres.tables.reference import load_selections
 
 log = setup_logging(snakemake.log[0])
 p, out = snakemake.params, snakemake.output

@@ -7,7 +7,7 @@ import numpy as np
 from physres.figures import first_bounded_start, save_figure, strain_figure
 from physres.formats import read_strains
 from physres.io import read_json, setup_logging
-from physres.tables import coriolis_table, render_coriolis
+from physres.tables.coriolis import coriolis_table, render_coriolis
 
 log = setup_logging(snakemake.log[0])
 paper = snakemake.config["supplementary"]["coriolis"]["paper"]

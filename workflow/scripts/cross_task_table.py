@@ -6,7 +6,12 @@ import pandas as pd
 
 from physres.formats import load_scores
 from physres.io import setup_logging
-from physres.tables import cross_task_degradation, cross_task_table, render_cross_task, render_cross_task_degradation
+from physres.tables.cross_task import (
+    cross_task_degradation,
+    cross_task_table,
+    render_cross_task,
+    render_cross_task_degradation,
+)
 
 log = setup_logging(snakemake.log[0])
 inputs, p = snakemake.input, snakemake.params

@@ -6,7 +6,7 @@ from physres import flops
 from physres.figures import flops_figure, save_figure
 from physres.io import setup_logging
 from physres.names import TASK_LABEL
-from physres.tables import flops_table, render_flops
+from physres.tables.flops import flops_table, render_flops
 
 log = setup_logging(snakemake.log[0])
 config = snakemake.params.config

@@ -4,7 +4,7 @@ figures its text states about it."""
 from pathlib import Path
 
 from physres.io import read_json, setup_logging
-from physres.tables import (
+from physres.tables.pretraining import (
     pretraining_scores,
     pretraining_summary,
     pretraining_table,

@@ -6,7 +6,7 @@ import pandas as pd
 
 from physres.formats import load_scores
 from physres.io import setup_logging
-from physres.tables import load_selections, render_ron_reference, ron_reference_table
+from physres.tables.reference import load_selections, render_ron_reference, ron_reference_table
 
 log = setup_logging(snakemake.log[0])
 scores = load_scores(snakemake.input.scores)

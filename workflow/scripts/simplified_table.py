@@ -4,7 +4,7 @@ from pathlib import Path
 
 from physres.formats import load_scores
 from physres.io import read_json, setup_logging
-from physres.tables import render_simplified, simplified_table
+from physres.tables.simplified import render_simplified, simplified_table
 
 log = setup_logging(snakemake.log[0])
 inputs, p = snakemake.input, snakemake.params
