@@ -60,6 +60,12 @@ def test_paper_degradations_recomputed_from_its_table():
     )
     scores = scores.assign(value=scores["mean"], diverged=False).drop(columns=["mean", "std"])
     table = cross_task_table(scores, PAPER["paper"])
+    # the definition, computed here apart from the code: against the target's own reservoir
+    reference = {p["target"]: p["mean"] for p in PAPER["paper"] if p["source"] == p["target"]}
+    for row in table.itertuples():
+        ref = reference[row.target]
+        worse = (ref - row.mean) if row.metric == "accuracy" else (row.mean - ref)
+        assert row.degradation == pytest.approx(100 * worse / ref, rel=1e-12), row
     np.testing.assert_allclose(table["degradation"], table["paper_degradation"], rtol=1e-12)
     frame = cross_task_degradation(table, PAPER["paper_degradation"]).set_index(["tuning", "target"])
     assert len(frame) == 11
