@@ -88,6 +88,35 @@ def test_a_new_unoptimized_encoding_reruns_only_the_baseline(smoke_run, tmp_path
 
 
 @pytest.mark.smoke
+def test_a_failing_job_loses_nothing_already_computed(smoke_run, tmp_path):
+    """A job that meets a damaged input stops, naming the file and the rule that remakes it;
+    every other result is still there, byte for byte, and nothing half-written is left behind
+    (outside SLURM: Snakemake on this machine, --keep-going)."""
+    import shutil
+    import subprocess
+    import sys
+
+    workdir, _ = smoke_run
+    scratch = shutil.copytree(workdir, tmp_path / "run", symlinks=True)
+    results = scratch / "results/smoke"
+    damaged = results / "activations/mackey_glass/ny6/ron.h5"
+    target = results / "scores/mackey_glass/ny6/ron.json"
+    before = {path: path.read_bytes() for path in results.rglob("*") if path.is_file()}
+    damaged.write_bytes(b"not an HDF5 file")
+    cmd = [sys.executable, "-m", "snakemake", str(target.relative_to(scratch)), "--forcerun", "readout"]
+    cmd += ["--keep-going", "--cores", "1", "--configfile", "workflow/configs/smoke.yaml"]
+    result = subprocess.run(cmd, cwd=scratch, capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0
+    log = (scratch / "logs/smoke/readout/mackey_glass_ny6_ron.log").read_text()
+    assert "ron.h5: not a readable HDF5 file" in log and "'rollout_ron'" in log, log[-2000:]
+    after = {path for path in results.rglob("*") if path.is_file()}
+    assert not [path for path in after if path.name.endswith(".tmp")]
+    for path, content in before.items():
+        if path not in (damaged, target):  # Snakemake removes a job's old outputs before it runs
+            assert path in after and path.read_bytes() == content, path
+
+
+@pytest.mark.smoke
 def test_smoke_rerun_is_bitwise_identical(smoke_run):
     workdir, _ = smoke_run
     scores = [workdir / f"results/smoke/scores/smnist/ny6/{v}.json" for v in ("ron", "unoptimized", "pretrained")]
