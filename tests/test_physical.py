@@ -256,6 +256,18 @@ def test_interpolated_rollout_matches_one_diffrax_solve_over_the_whole_sequence(
     np.testing.assert_allclose(Qs, jnp.swapaxes(reference, 0, 1), rtol=1e-9, atol=1e-12 * float(jnp.max(jnp.abs(Qs))))
 
 
+def test_the_reference_is_compared_at_the_rollout_times():
+    """The RON's states after each input, y(1) .. y(K), against an interpolated rollout's at
+    t_0 .. t_{K-1}: shifted by one sample with the resting state first; unchanged when held."""
+    from physres.simulate import at_sample_times
+
+    y_after = jnp.arange(1.0, 13.0).reshape(2, 3, 2)
+    np.testing.assert_array_equal(at_sample_times(y_after, "held"), y_after)
+    shifted = np.asarray(at_sample_times(y_after, "linear"))
+    np.testing.assert_array_equal(shifted[:, 0], 0.0)
+    np.testing.assert_array_equal(shifted[:, 1:], y_after[:, :-1])
+
+
 def test_a_constant_input_gives_the_same_states_either_way(rng):
     """With u constant the two paths coincide, the linear one's states one sample later (its
     first state is the initial one)."""

@@ -215,6 +215,18 @@ def diverged(peak, bound: float) -> bool:
     return bool(jnp.any(~(jnp.asarray(peak) <= bound)))
 
 
+def at_sample_times(y_after: Float[Array, "batch time ny"], interpolation: Interpolation):
+    """A discrete reservoir's states after each input (the RON's y(k + 1) from u(k), from rest at
+    0) at the times a physical rollout saves its states: unchanged for a held input; for an
+    interpolated one the states at the sample times t_0 .. t_{K-1}, the first the resting zero
+    state, so that the two trajectories are compared at equal times, as the thesis code compares
+    them."""
+    y_after = jnp.asarray(y_after)
+    if interpolation == "held":
+        return y_after
+    return jnp.concatenate([jnp.zeros_like(y_after[:, :1]), y_after[:, :-1]], axis=1)
+
+
 def trajectory_nrmse(y_ref, y_hat) -> float:
     """RMSE(y_hat, y) / RMS(y) over all steps and coordinates (paper, Sec. 4.2)."""
     y_ref, y_hat = jnp.asarray(y_ref), jnp.asarray(y_hat)

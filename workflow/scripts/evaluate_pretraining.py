@@ -12,14 +12,15 @@ from physres.pretrain import acceleration_rmse
 from physres.pretraining_data import read_dataset
 from physres.reservoirs import PhysicalEnsemble
 from physres.ron import load_ron, ron_rollout
-from physres.simulate import diverged, trajectory_nrmse
+from physres.simulate import at_sample_times, diverged, trajectory_nrmse
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 ron = load_ron(snakemake.input.ron)
 test = {k: jnp.asarray(v) for k, v in read_dataset(snakemake.input.dataset)["test"].items()}
 u = read_task(snakemake.input.data).test.u[: p.n_sequences, : p.max_steps]
-y_ref = np.asarray(ron_rollout(ron, jnp.asarray(u), keep="all"))  # (n_seq, K, ny)
+# the RON's states at the times the physical rollout saves its own (n_seq, K, ny)
+y_ref = np.asarray(at_sample_times(ron_rollout(ron, jnp.asarray(u), keep="all"), p.input_interpolation))
 
 models, sidecars = zip(*map(load_checkpoint, snakemake.input.models))
 seeds, failed = [s["seed"] for s in sidecars], [training_failed(s) for s in sidecars]
