@@ -140,6 +140,16 @@ def unoptimized_reservoir(args, seed: int = 0, dynamics: str = "physres"):
     )
 
 
+def physical_reservoir(args, seed: int = 0):
+    """An untrained PhysicalReservoir of --ny (nu = 1) in config.yaml's robot environment, drawn
+    from PRNGKey(seed): random map and MLP controllers, a pretrained reservoir's cost and a
+    chaotic system."""
+    environment = robot_environment(paper_config()) | {"gauss_points": args.gauss_points}
+    return init_physical_reservoir(
+        jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(), **environment
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ny", type=int, default=6)
@@ -373,10 +383,7 @@ def interpolation_cost(args, u, reference_dt, sim_dt, segment_substeps) -> None:
     """The input between samples (simulation.input_interpolation) on a pretrained-like reservoir,
     whose T_ff is a 2 x 64 tanh MLP: computed once per input when held, at every substep when
     interpolated linearly. Prints both costs and their ratio."""
-    environment = robot_environment(paper_config()) | {"gauss_points": args.gauss_points}
-    model = init_physical_reservoir(
-        jax.random.PRNGKey(0), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(), **environment
-    )
+    model = physical_reservoir(args)
     cost = {}
     for interpolation in INTERPOLATIONS:
         run = lambda: physical_rollout(  # noqa: E731
@@ -626,11 +633,8 @@ def chunk_invariance(args) -> None:
     batch of all seeds."""
     rng = np.random.default_rng(0)
     u = rng.uniform(size=(args.sequences, args.inputs, 1))
-    environment = robot_environment(paper_config()) | {"gauss_points": args.gauss_points}
     kinds = {
-        "chaotic (untrained map and controllers)": lambda seed: init_physical_reservoir(
-            jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(), **environment
-        ),
+        "chaotic (untrained map and controllers)": lambda seed: physical_reservoir(args, seed=seed),
         "unoptimized": lambda seed: unoptimized_reservoir(args, seed=seed),
     }
     reference_dt, sim_dt = args.substeps * 1e-4, 1e-4

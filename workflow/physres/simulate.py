@@ -101,7 +101,9 @@ def interpolated_input_step(reservoir: AbstractPhysicalReservoir, dynamics, stat
     """Advance the batch of states (Q, Q'), each (batch, ny), over one interval of reference_dt in
     which the input moves linearly from u_from to u_to (each (batch, nu)), with ``steps`` Euler
     steps."""
-    u_path = diffrax.LinearInterpolation(ts=jnp.stack([0.0 * reference_dt, reference_dt]), ys=jnp.stack([u_from, u_to]))
+    u_path = diffrax.LinearInterpolation(
+        ts=jnp.stack([jnp.zeros_like(reference_dt), reference_dt]), ys=jnp.stack([u_from, u_to])
+    )
     return _euler_solve(interpolated_vector_field, state, (reservoir, dynamics, u_path), reference_dt, steps)
 
 

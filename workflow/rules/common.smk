@@ -171,7 +171,8 @@ def unoptimized_architecture(wc):
     e.g. its controllers, does not rerun the baseline's)."""
     if wc.variant != "unoptimized":
         return None
-    return {key: architecture(wc)[key] for key in UNOPTIMIZED_ARCHITECTURE}
+    full = architecture(wc)
+    return {key: full[key] for key in UNOPTIMIZED_ARCHITECTURE}
 
 
 def unoptimized_encoding(wc):
