@@ -23,7 +23,9 @@ from physres.tables.cross_task import cross_task_degradation, cross_task_table
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 PAPER = CONFIG["supplementary"]["cross_task"]
-ARCH = dict(ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=CONFIG["robot"]["init_ranges"], controller="simplified")
+ARCH = dict(
+    ny=6, nu=1, n_robots=1, n_pcs=2, init_ranges=CONFIG["robot"]["init_ranges"], controller="simplified", gauss_points=3
+)
 
 
 def test_combinations_are_the_papers_evaluated_cells():

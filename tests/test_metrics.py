@@ -36,7 +36,7 @@ def test_trajectory_nrmse_is_rmse_over_rms_over_all_steps_and_coordinates():
 def test_acceleration_rmse_over_samples_and_components():
     """Labels y'' = y''_hat + an offset: the RMSE is the offset's RMS over components (closed
     form), and scikit-learn's RMSE of the flattened arrays (independent)."""
-    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
     rng = np.random.default_rng(2)
     y, ydot, u = (jnp.asarray(rng.uniform(-0.1, 0.1, size=(50, n))) for n in (6, 6, 1))
     predicted = np.asarray(model.mapped_accelerations(y, ydot, u))

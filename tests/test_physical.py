@@ -143,7 +143,7 @@ def test_initial_map_as_paper():
 
 def test_mapped_acceleration_is_the_chain_rule(rng):
     """y''_hat = D psi(Q)[Q''] + D^2 psi(Q)[Q', Q'] computed with autodiff on psi."""
-    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
     y, yd, u = (jnp.asarray(rng.normal(size=n) * 0.1) for n in (6, 6, 1))
     Q, Qd = model.map.phi(y), jax.jvp(model.map.phi, (y,), (yd,))[1]
     Qdd = eqx.filter_jit(model.robots.acceleration)(Q, Qd, model.actuation(Q, Qd, u))
@@ -164,13 +164,13 @@ def test_glorot_initialisation():
 
 
 def test_simplified_controller_shapes():
-    model = init_physical_reservoir(jax.random.PRNGKey(0), 9, 5, 3, 1, RANGES, controller="simplified")
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 9, 5, 3, 1, RANGES, controller="simplified", gauss_points=3)
     assert model.feedforward.weight.shape == (9, 5)  # linear T_ff = V u + d
     assert [l.weight.shape for l in model.feedback.layers] == [(16, 18), (9, 16)]
 
 
 def test_gradients_finite_for_every_parameter_group(rng):
-    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES)
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
     batch = [jnp.asarray(rng.normal(size=(16, n)) * 0.1) for n in (6, 6, 1)]
 
     def loss(m):
@@ -184,7 +184,7 @@ def test_gradients_finite_for_every_parameter_group(rng):
 
 
 def test_euler_rollout_matches_a_naive_loop(rng):
-    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified")
+    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified", gauss_points=3)
     u = jnp.asarray(rng.uniform(size=(3, 1)))
     dt_ref, dt = 2e-3, 1e-3
     Q, Qd = model.map.c, jnp.zeros(6)
@@ -206,7 +206,7 @@ def test_euler_rollout_matches_a_naive_loop(rng):
 def test_interpolated_rollout_matches_a_naive_loop(rng):
     """The default input path, u linear between samples (the thesis code's): Q at each sample's
     time, the first being the initial state; at each substep T_ff of u at that substep's start."""
-    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified")
+    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified", gauss_points=3)
     u = jnp.asarray(rng.uniform(size=(4, 1)))
     dt_ref, dt = 2e-3, 5e-4
     Q, Qd = model.map.c, jnp.zeros(6)
@@ -231,7 +231,7 @@ def test_interpolated_rollout_matches_one_diffrax_solve_over_the_whole_sequence(
 
     from physres.simulate import vector_field
 
-    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01)
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01, gauss_points=3)
     u = jnp.asarray(rng.uniform(size=(2, 12, 1)))
     dt_ref, dt = 2e-3, 2.5e-4
     ts = dt_ref * jnp.arange(u.shape[1])
@@ -271,7 +271,7 @@ def test_the_reference_is_compared_at_the_rollout_times():
 def test_a_constant_input_gives_the_same_states_either_way(rng):
     """With u constant the two paths coincide, the linear one's states one sample later (its
     first state is the initial one)."""
-    model = init_unoptimized_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES)
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES, gauss_points=3)
     u = jnp.broadcast_to(jnp.asarray(rng.uniform(size=(3, 1, 1))), (3, 6, 1))
     held, _ = physical_rollout(model, u, 2e-3, 5e-4, interpolation="held")
     linear, _ = physical_rollout(model, u, 2e-3, 5e-4, interpolation="linear")
@@ -286,7 +286,7 @@ def test_euler_rollout_converges_at_first_order(rng):
     controlled approximation): errors against a 16x finer step for steps 4h, 2h and h."""
     from physres.physical import init_unoptimized_reservoir
 
-    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01)
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01, gauss_points=3)
     u = jnp.asarray(rng.uniform(size=(2, 10, 1)))
     reference_dt, h = 2e-3, 5e-5
     reference, _ = physical_rollout(model, u, reference_dt, h / 16)
@@ -404,7 +404,7 @@ def test_gravity_enters_pretraining_and_rollouts_identically():
 
 
 def test_pretrained_readout_coordinates_invert_the_map(rng):
-    model = init_physical_reservoir(jax.random.PRNGKey(6), 6, 1, 1, 2, RANGES)
+    model = init_physical_reservoir(jax.random.PRNGKey(6), 6, 1, 1, 2, RANGES, gauss_points=3)
     y = jnp.asarray(rng.normal(size=(3, 6)))
     Q = jax.vmap(model.map.phi)(y)
     np.testing.assert_allclose(model.readout_coordinates(Q), y, rtol=1e-10, atol=1e-12)
@@ -412,7 +412,7 @@ def test_pretrained_readout_coordinates_invert_the_map(rng):
 
 
 def test_rollout_past_the_divergence_bound_is_nan(rng):
-    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified")
+    model = init_physical_reservoir(jax.random.PRNGKey(2), 6, 1, 1, 2, RANGES, controller="simplified", gauss_points=3)
     u = jnp.asarray(rng.uniform(size=(2, 3, 1)))
     Qs, peak = (np.asarray(x) for x in physical_rollout(model, u, 2e-3, 1e-3))
     worst = int(np.argmax(peak))
@@ -433,8 +433,8 @@ def test_ensemble_of_seeds_equals_each_reservoir_alone(rng):
 
     u = rng.uniform(size=(3, 4, 1))
     for init in (
-        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified"),
-        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, torque_scale=0.01),
+        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified", gauss_points=3),
+        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, torque_scale=0.01, gauss_points=3),
     ):
         members = [init(jax.random.PRNGKey(s)) for s in (3, 4)]
         ensemble = PhysicalEnsemble([3, 4], members, 2e-3, 1e-3, divergence_bound=1e6)
@@ -541,7 +541,7 @@ def test_float32_rollout_stays_float32_and_near_float64(rng):
     from physres.physical import init_unoptimized_reservoir
     from physres.simulate import in_precision
 
-    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01)
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, torque_scale=0.01, gauss_points=3)
     u = jnp.asarray(rng.uniform(size=(2, 20, 1)))
     Q64, _ = physical_rollout(model, u, 2e-3, 1e-4)
     Q32, peak32 = physical_rollout(in_precision(model, "float32"), u, 2e-3, 1e-4)
