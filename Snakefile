@@ -31,6 +31,7 @@ include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/supplementary.smk"
 include: "workflow/rules/cross_task.smk"
+include: "workflow/rules/diagnostics.smk"
 
 
 rule all:

@@ -258,6 +258,26 @@ def test_smoke_coriolis_ablation(smoke_run):
 
 
 @pytest.mark.smoke
+def test_smoke_reservoir_diagnostics(smoke_run):
+    """Every variant and seed of the diagnosed cell has diagnostics or is marked diverged; the
+    RON's capacities are within their bound n = ny, its ranks at most ny; table and figure made."""
+    workdir, _ = smoke_run
+    result = json.loads((workdir / "results/smoke/supplementary/diagnostics/mackey_glass/ny6.json").read_text())
+    ny, d = result["ny"], SMOKE["supplementary"]["diagnostics"]
+    assert set(result["variants"]) == {"ron", "unoptimized", "partial", "pretrained"}
+    assert set(result["variants"]["ron"]) == {str(s) for s in SMOKE["reference"]["seeds"]}
+    assert set(result["variants"]["pretrained"]) == {str(s) for s in SMOKE["pretrain"]["seeds"]}
+    for seed in result["variants"]["ron"].values():
+        assert not seed["diverged"] and len(seed["memory_capacity"]) == d["max_delay"] + 1
+        assert 0 <= seed["memory_capacity_total"] <= seed["ipc_total"] + 1e-9 <= ny + 1e-9
+        assert 1 <= seed["kernel_rank"] <= ny and 1 <= seed["generalisation_rank"] <= ny
+    table = pd.read_csv(workdir / "results/smoke/tables/diagnostics.csv")
+    n_diverged = sum(r["diverged"] for v in result["variants"].values() for r in v.values())
+    assert table[table["metric"] == "ipc_total"]["n_diverged"].sum() == n_diverged
+    assert (workdir / "results/smoke/figures/memory_capacity.png").stat().st_size > 5000
+
+
+@pytest.mark.smoke
 def test_smoke_simplified_controllers(smoke_run):
     """The simplified-controller study ran its own pretraining and rollouts: its checkpoints hold
     the 1 x 16 feedback controller, and its table stands beside the main runs' controllers."""

@@ -171,3 +171,49 @@ def strain_figure(pair: tuple[np.ndarray, np.ndarray] | None, dt: float, title: 
     if title:
         ax.set_title(title)
     return fig
+
+
+def memory_capacity_figure(curves: dict[tuple[str, int, str], np.ndarray], task_labels: dict[str, str]):
+    """Memory capacity MC_k against delay k: one panel per (task, ny), tasks in columns and ny in
+    rows; the RON dashed gray, the physical variants as in the scalability figure (means over the
+    seeds that did not diverge; a variant whose seeds all diverged has no line).
+
+    curves: (task, ny, variant) -> MC_k for k = 0 .. max_delay (physres.tables.diagnostics).
+    """
+    tasks = list(dict.fromkeys(task for task, _, _ in curves))
+    dims = sorted({ny for _, ny, _ in curves})
+    styles = {"ron": ("Digital RON", "0.45", "")} | VARIANT_STYLE
+    fig, axes = plt.subplots(
+        len(dims), len(tasks), figsize=(2.8 * len(tasks), 2.0 * len(dims) + 0.4), squeeze=False, sharex=True
+    )
+    for row, ny in enumerate(dims):
+        for col, task in enumerate(tasks):
+            ax = axes[row][col]
+            for variant, (_, color, marker) in styles.items():
+                mc = curves.get((task, ny, variant))
+                if mc is not None:
+                    ls = "--" if variant == "ron" else "-"
+                    every = max(1, len(mc) // 8)
+                    ax.plot(np.arange(len(mc)), mc, color=color, ls=ls, lw=1.3, marker=marker, ms=3, markevery=every)
+            ax.set_ylim(-0.03, 1.03)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+            ax.set_title(f"{task_labels.get(task, task)}, $n_y$ = {ny}", fontsize=9)
+            if row == len(dims) - 1:
+                ax.set_xlabel("delay $k$ (input samples)")
+            if col == 0:
+                ax.set_ylabel("$MC_k$")
+    handles = [
+        plt.Line2D([], [], color=c, ls="--" if v == "ron" else "-", lw=1.3, marker=m, ms=3)
+        for v, (_, c, m) in styles.items()
+    ]
+    fig.legend(
+        handles,
+        [label for label, _, _ in styles.values()],
+        loc="lower center",
+        ncol=len(styles),
+        frameon=False,
+        bbox_to_anchor=(0.5, -0.02),
+        fontsize=7,
+    )
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig

@@ -1,4 +1,5 @@
 from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
@@ -72,6 +73,9 @@ FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
 # cross-task reuse: the paper's ny = 6 where the run has it, else its smallest ny
 CROSS_TASK = config["supplementary"]["cross_task"]
 CROSS_TASK_NY = CROSS_TASK["ny"] if CROSS_TASK["ny"] in DIMS else min(DIMS)
+# reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
+DIAGNOSTICS = config["supplementary"]["diagnostics"]
+DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]
 
 
 wildcard_constraints:
@@ -135,6 +139,9 @@ def all_targets():
     if CORIOLIS["task"] in TASKS:
         targets += [results_path(f"tables/coriolis.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/coriolis_strains.{ext}") for ext in ("pdf", "png")]
+    if DIAGNOSTICS_TASKS:
+        targets += [results_path(f"tables/diagnostics.{ext}") for ext in ("csv", "md", "tex")]
+        targets += [results_path(f"figures/memory_capacity.{ext}") for ext in ("pdf", "png")]
     return targets
 
 
@@ -251,6 +258,11 @@ def activation_parts(stem, wc):
     """The part files of a physical variant's rollout jobs (stem: the activations path without
     .h5, with wildcards), one per job: physres.config.rollout_parts."""
     return expand(f"{stem}/part{{part}}.h5", part=range(rollout_parts(config, wc.task)), **dict(wc.items()))
+
+
+def variant_wildcards(wc, variant):
+    """The wildcards of (task, ny) with a variant's, for the per-variant input functions."""
+    return SimpleNamespace(task=wc.task, ny=wc.ny, variant=variant)
 
 
 def sidecar_files(wc):
