@@ -99,3 +99,13 @@ def test_capacities_refuse_diverged_states(u):
     states[10, 1] = np.nan
     with pytest.raises(ValueError, match="non-finite"):
         memory_capacity(states, u, max_delay=3)
+
+
+def test_states_independent_of_the_input_carry_no_capacity():
+    """The finite-sample floor behind config.yaml's diagnostics threshold: 15 states that never saw
+    s (white noise plus a random walk) over the config's 6000 steps score a total memory capacity
+    below 0.01 over 101 delays (held-out R^2 of noise is mostly negative, so clipped to 0)."""
+    rng = np.random.default_rng(0)
+    s = rng.uniform(-1, 1, 6000)
+    states = rng.normal(size=(6000, 15)) + 0.01 * np.cumsum(rng.normal(size=(6000, 15)), axis=0)
+    assert memory_capacity(states, s, max_delay=100, threshold=0.001).sum() < 0.01
