@@ -125,7 +125,7 @@ def test_summary_shows_config_paper_figures_beside_ours():
     with what its own Table 2 gives, except the partial figure the paper states as 19.2 %."""
     cells = paper_cells()
     paper = CONFIG["benchmark"]["paper_summary"]
-    significance = pd.DataFrame({"significant": [True, False]})
+    significance = pd.DataFrame({"baseline": ["unoptimized", "partial"], "significant": [True, False]})
     table = summary(cells, significance, paper).set_index("quantity")
     ours = table["value"].round(1)
     for quantity in (
@@ -142,24 +142,65 @@ def test_summary_shows_config_paper_figures_beside_ours():
     assert summary(cells)["paper"].isna().all()
 
 
-def test_benchmark_table_uses_the_target_ron_and_excludes_diverged(tmp_path):
+def write_scores(tmp_path, variant, values, diverged=None):
+    """A scores file (rule readout) of smnist at ny = 6."""
     import json
 
+    seeds = [
+        {
+            "seed": s,
+            "metric": "accuracy",
+            "value": v,
+            "diverged": bool(diverged and diverged[s]),
+            "n_nonfinite_sequences": 0,
+            "peak": None,
+        }
+        for s, v in enumerate(values)
+    ]
+    path = tmp_path / f"{variant}.json"
+    path.write_text(json.dumps({"task": "smnist", "ny": 6, "variant": variant, "seeds": seeds}))
+    return path
+
+
+SELECTIONS = pd.DataFrame([{"task": "smnist", "ny": 6, "selected_seed": 3, "selected_value": 70.0, "candidates": 4}])
+
+
+def test_the_tuned_baseline_joins_the_tables_as_ours(tmp_path):
+    """The fifth variant gets its column (no paper value), its p-values and its improvement, while
+    the paper's significance count stays over the paper's two baselines."""
+    from physres.tables.benchmark import render_benchmark, render_significance
+
+    paths = [
+        write_scores(tmp_path, "ron", [60.0, 70.0]),
+        write_scores(tmp_path, "unoptimized", [10.0, 20.0, 30.0, 40.0]),
+        write_scores(tmp_path, "partial", [40.0, 50.0, 45.0, 42.0]),
+        write_scores(tmp_path, "pretrained", [55.0, 65.0, 60.0, 62.0]),
+        write_scores(tmp_path, "unoptimized_tuned", [48.0, 52.0, 50.0, 46.0]),
+    ]
+    scores = load_scores(paths)
+    table = benchmark_table(scores, SELECTIONS, PAPER_TABLE_2)
+    assert np.isnan(table.set_index("variant").loc["unoptimized_tuned", "paper_mean"])
+    render_benchmark(table, tmp_path / "benchmark")
+    md = (tmp_path / "benchmark.md").read_text()
+    header, row = md.splitlines()[2], md.splitlines()[4]
+    assert header.rstrip(" |").endswith("Unoptimized, gain tuned (ours)")
+    assert row.rstrip(" |").endswith("49.00 ± 2.58")  # no paper value beside it
+    significance = significance_table(scores, alpha=0.05)
+    assert list(significance["baseline"]) == ["unoptimized", "partial", "unoptimized_tuned"]
+    assert significance.set_index("baseline").loc["unoptimized_tuned", "p_value"] == pytest.approx(1 / 70)
+    render_significance(significance, tmp_path / "significance", 0.05)
+    assert "p vs unoptimized_tuned" in (tmp_path / "significance.md").read_text()
+    headline = summary(benchmark_cells(table), significance).set_index("quantity")
+    assert headline.loc["mean relative improvement over unoptimized_tuned (ours)", "value"] == pytest.approx(
+        100 * (60.5 - 49.0) / 49.0
+    )
+    assert headline.loc["significant comparisons (p < alpha)", "unit"] == "of 2"
+    assert headline.loc["significant comparisons against unoptimized_tuned (ours)", "unit"] == "of 1"
+
+
+def test_benchmark_table_uses_the_target_ron_and_excludes_diverged(tmp_path):
     def write(variant, values, diverged=None):
-        seeds = [
-            {
-                "seed": s,
-                "metric": "accuracy",
-                "value": v,
-                "diverged": bool(diverged and diverged[s]),
-                "n_nonfinite_sequences": 0,
-                "peak": None,
-            }
-            for s, v in enumerate(values)
-        ]
-        path = tmp_path / f"{variant}.json"
-        path.write_text(json.dumps({"task": "smnist", "ny": 6, "variant": variant, "seeds": seeds}))
-        return path
+        return write_scores(tmp_path, variant, values, diverged)
 
     paths = [
         write("ron", [60.0, 70.0]),
@@ -167,10 +208,7 @@ def test_benchmark_table_uses_the_target_ron_and_excludes_diverged(tmp_path):
         write("partial", [40.0, 50.0, 99.0], diverged=[False, False, True]),
         write("pretrained", [55.0, 65.0, 60.0]),
     ]
-    selections = pd.DataFrame(
-        [{"task": "smnist", "ny": 6, "selected_seed": 3, "selected_value": 70.0, "candidates": 4}]
-    )
-    table = benchmark_table(load_scores(paths), selections, paper=[])
+    table = benchmark_table(load_scores(paths), SELECTIONS, paper=[])
     cells = benchmark_cells(table).iloc[0]
     assert cells["ron"] == 70.0 and cells["unoptimized"] == 20.0 and cells["partial"] == 45.0
     row = table.set_index("variant").loc["partial"]

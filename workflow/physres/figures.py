@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 
 from physres import flops  # noqa: E402
 from physres.io import atomic_path  # noqa: E402
+from physres.names import TUNED  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9"]  # colour-blind-safe
 plt.rcParams.update(
@@ -63,6 +64,7 @@ VARIANT_STYLE = {  # label, colour (Okabe-Ito), marker: told apart without colou
     "unoptimized": ("Unoptimized", "#D55E00", "v"),
     "partial": ("Partially pretrained", "#E69F00", "s"),
     "pretrained": ("Pretrained (ours)", "#009E73", "o"),
+    TUNED: ("Unoptimized, gain tuned (ours)", "#56B4E9", "^"),
 }
 METRIC_LABEL = {"accuracy": "accuracy (%) ↑", "nrmse": "NRMSE ↓"}
 
@@ -182,7 +184,8 @@ def memory_capacity_figure(curves: dict[tuple[str, int, str], np.ndarray], task_
     """
     tasks = list(dict.fromkeys(task for task, _, _ in curves))
     dims = sorted({ny for _, ny, _ in curves})
-    styles = {"ron": ("Digital RON", "0.45", "")} | VARIANT_STYLE
+    present = {variant for _, _, variant in curves}
+    styles = {v: style for v, style in ({"ron": ("Digital RON", "0.45", "")} | VARIANT_STYLE).items() if v in present}
     fig, axes = plt.subplots(
         len(dims), len(tasks), figsize=(2.8 * len(tasks), 2.0 * len(dims) + 0.4), squeeze=False, sharex=True
     )

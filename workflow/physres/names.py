@@ -25,11 +25,15 @@ MODES = ("full", "rob_fixed")
 #: the PRC benchmark's variants: the digital RON and three physical reservoirs
 PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
 VARIANTS = ["ron", *PHYSICAL_VARIANTS]
+#: a fifth variant, ours (not the paper's): the unoptimized draws with their drive gain tuned on
+#: validation data (config benchmark.unoptimized_tuned); benchmarked for that block's tasks only
+TUNED = "unoptimized_tuned"
 VARIANT_LABEL = {
     "ron": "Digital RON (target)",
     "unoptimized": "Unoptimized",
     "partial": "Partially pretrained",
     "pretrained": "Pretrained (ours)",
+    TUNED: "Unoptimized, gain tuned (ours)",
 }
 #: the pretraining mode whose checkpoints a physical variant uses (unoptimized: none)
 PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}

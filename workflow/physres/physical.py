@@ -262,6 +262,28 @@ class UnoptimizedReservoir(AbstractPhysicalReservoir):
         return Q
 
 
+class GainedEncoding(eqx.Module):
+    """g T(u): an unoptimized reservoir's random encoding T with its drive amplitude scaled by g,
+    the tuned baseline's one tuned number (issue 30). g is an array, not a static field, so that
+    reservoirs of different gains stack into one compiled rollout."""
+
+    encoding: RandomEncoding
+    gain: Float[Array, ""]
+
+    @property
+    def d(self) -> Float[Array, " ny"]:
+        return self.encoding.d
+
+    def __call__(self, u: Float[Array, " nu"]) -> Float[Array, " ny"]:
+        return self.gain * self.encoding(u)
+
+
+def with_gain(reservoir: UnoptimizedReservoir, gain: float) -> UnoptimizedReservoir:
+    """The same robots and encoding draw, driven g times as hard (T -> g T)."""
+    encoding = GainedEncoding(reservoir.encoding, jnp.asarray(gain, reservoir.encoding.d.dtype))
+    return UnoptimizedReservoir(reservoir.robots, encoding)
+
+
 STRAINS = ("bending", "axial", "shear")  # the order of a segment's coordinates
 
 

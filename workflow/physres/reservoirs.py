@@ -15,7 +15,9 @@ import numpy as np
 from physres.batching import Ensemble
 from physres.checkpoint import load_checkpoint, training_failed
 from physres.config import UNOPTIMIZED_ARCHITECTURE
-from physres.physical import init_unoptimized_reservoir, stack_models
+from physres.io import InputError, read_json
+from physres.names import TUNED
+from physres.physical import init_unoptimized_reservoir, stack_models, with_gain
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
 from physres.simulate import Interpolation, in_precision, stacked_rollout
@@ -85,7 +87,8 @@ def load_ensemble(
     ron: the reference RON files (one per seed); pretrained / partial: the full / rob_fixed
     checkpoints (one per start); unoptimized: no files, robots and encoding drawn per (task, ny,
     seed) from ``architecture`` and ``unoptimized`` (the config's scalings): the paper's four
-    random initialisations per experiment, independent between experiments. Physical variants
+    random initialisations per experiment, independent between experiments; unoptimized_tuned
+    (ours): the same draws driven by the gain its tuning file chose per seed. Physical variants
     are simulated in ``precision`` with the input's ``interpolation`` between samples (config
     ``simulation.precision``, ``simulation.input_interpolation``).
     """
@@ -105,15 +108,35 @@ def load_ensemble(
             precision,
             interpolation,
         )
-    if variant == "unoptimized":
+    if variant in ("unoptimized", TUNED):
         if task is None:
-            raise ValueError("unoptimized: the task is needed to draw its robots and encoding")
-        kwargs = {k: architecture[k] for k in UNOPTIMIZED_ARCHITECTURE}
-        models = [
-            init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
-            for seed in seeds
-        ]
+            raise ValueError(f"{variant}: the task is needed to draw its robots and encoding")
+        models = unoptimized_reservoirs(seeds, architecture, unoptimized, task)
+        if variant == TUNED:
+            if len(paths) != 1:
+                raise ValueError(f"{TUNED}: one tuning file expected, got {len(paths)}")
+            gains = chosen_gains(paths[0], seeds)
+            models = [with_gain(model, gains[seed]) for model, seed in zip(models, seeds)]
         return PhysicalEnsemble(
             seeds, models, reference_dt, sim_dt, divergence_bound, precision=precision, interpolation=interpolation
         )
-    raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained")
+    raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained, {TUNED}")
+
+
+def unoptimized_reservoirs(seeds: list[int], architecture: dict, unoptimized: dict, task: str) -> list:
+    """The unoptimized baseline's reservoir of each seed, keyed by (seed, task, ny): the same
+    draws for the unoptimized variant, its gain tuning and the tuned variant."""
+    kwargs = {k: architecture[k] for k in UNOPTIMIZED_ARCHITECTURE}
+    return [
+        init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
+        for seed in seeds
+    ]
+
+
+def chosen_gains(path: str, seeds: list[int]) -> dict[int, float]:
+    """seed -> the gain a tuning file (rule tune_unoptimized) chose; every seed must be there."""
+    chosen = {int(seed): float(gain) for seed, gain in read_json(path, rule="tune_unoptimized")["chosen"].items()}
+    missing = [seed for seed in seeds if seed not in chosen]
+    if missing:
+        raise InputError(path, f"no gain chosen for seeds {missing}", "tune_unoptimized")
+    return chosen

@@ -30,6 +30,39 @@ rule rollout_ron:
         "../scripts/rollout.py"
 
 
+rule tune_unoptimized:
+    input:
+        data=results_path("data/{task}.h5"),
+    output:
+        json=results_path("tuning/{task}/ny{ny}.json"),
+    log:
+        log_path("tune_unoptimized", "{task}_ny{ny}"),
+    benchmark:
+        benchmark_path("tune_unoptimized/{task}_ny{ny}.tsv")
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("tune_unoptimized"),
+    params:
+        seeds=PRETRAIN_SEEDS,
+        gains=config["benchmark"]["unoptimized_tuned"]["gains"],
+        architecture=lambda wc: unoptimized_architecture(variant_wildcards(wc, "unoptimized")),
+        unoptimized=config["benchmark"]["unoptimized"],
+        validation_fraction=config["reference"]["validation_fraction"],
+        split_seed=config["reference"]["pretrain_seed"],
+        readout=lambda wc: readout_params(wc.task),
+        chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
+        sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
+        precision=config["simulation"]["precision"],
+        divergence_bound=config["evaluation"]["divergence_bound"],
+        x64=config["numerics"]["x64"],
+    script:
+        "../scripts/tune_unoptimized.py"
+
+
 rule rollout_physical:
     input:
         reservoirs=reservoir_files,
@@ -42,7 +75,7 @@ rule rollout_physical:
     benchmark:
         benchmark_path("rollout_physical/{task}_ny{ny}_{variant}_part{part}.tsv")
     wildcard_constraints:
-        variant="|".join(PHYSICAL_VARIANTS),
+        variant="|".join(BENCHMARKED_PHYSICAL),
     conda:
         "../envs/physres.yaml"
     threads: 1
@@ -73,7 +106,7 @@ rule gather_activations:
     log:
         log_path("gather_activations", "{task}_ny{ny}_{variant}"),
     wildcard_constraints:
-        variant="|".join(PHYSICAL_VARIANTS),
+        variant="|".join(BENCHMARKED_PHYSICAL),
     conda:
         "../envs/physres.yaml"
     threads: 1

@@ -17,7 +17,7 @@ from physres.config import (
     ron_config,
 )
 from physres.names import MODES as MODE_NAMES
-from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNINGS, VARIANTS
+from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNED, TUNINGS, VARIANTS
 
 SCHEMA = "../schemas/config.schema.yaml"
 
@@ -73,6 +73,16 @@ FIGURE_NY = 6 if 6 in DIMS else DIMS[0]
 # cross-task reuse: the paper's ny = 6 where the run has it, else its smallest ny
 CROSS_TASK = config["supplementary"]["cross_task"]
 CROSS_TASK_NY = CROSS_TASK["ny"] if CROSS_TASK["ny"] in DIMS else min(DIMS)
+# the tuned-gain baseline (ours): a fifth variant for the block's tasks
+TUNED_TASKS = [task for task in config["benchmark"]["unoptimized_tuned"]["tasks"] if task in TASKS]
+BENCHMARKED_PHYSICAL = PHYSICAL_VARIANTS + ([TUNED] if TUNED_TASKS else [])
+
+
+def benchmark_variants(task):
+    """The variants the PRC benchmark scores for a task: the paper's four, and the tuned baseline."""
+    return VARIANTS + ([TUNED] if task in TUNED_TASKS else [])
+
+
 # reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
 DIAGNOSTICS = config["supplementary"]["diagnostics"]
 DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]
@@ -82,7 +92,7 @@ wildcard_constraints:
     task="|".join(TASKS),
     ny=r"\d+",
     seed=r"\d+",
-    variant="|".join(VARIANTS),
+    variant="|".join(VARIANTS + [TUNED]),
     mode="|".join(MODE_NAMES),
     source="|".join(TASKS),
     tuning="|".join(TUNINGS),
@@ -176,15 +186,15 @@ def unoptimized_architecture(wc):
     """What an unoptimized rollout draws its robots from; None for the variants read from files,
     so that a change of the baseline reruns only its rollouts (and a change of the pretraining,
     e.g. its controllers, does not rerun the baseline's)."""
-    if wc.variant != "unoptimized":
+    if wc.variant not in ("unoptimized", TUNED):
         return None
     full = architecture(wc)
     return {key: full[key] for key in UNOPTIMIZED_ARCHITECTURE}
 
 
 def unoptimized_encoding(wc):
-    """benchmark.unoptimized for an unoptimized rollout; None for the other variants."""
-    return config["benchmark"]["unoptimized"] if wc.variant == "unoptimized" else None
+    """benchmark.unoptimized for an unoptimized (or tuned) rollout; None for the other variants."""
+    return config["benchmark"]["unoptimized"] if wc.variant in ("unoptimized", TUNED) else None
 
 
 # simplified controllers (rules/supplementary.smk)
@@ -243,6 +253,8 @@ def reservoir_files(wc):
     """The files that define a variant's reservoirs (unoptimized ones are drawn in the job)."""
     if wc.variant == "ron":
         return expand(results_path("reference/{task}/ny{ny}/seed{seed}.h5"), task=wc.task, ny=wc.ny, seed=REF_SEEDS)
+    if wc.variant == TUNED:
+        return [results_path(f"tuning/{wc.task}/ny{wc.ny}.json")]
     if wc.variant in PHYSICAL_MODE:
         return expand(
             results_path("pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx"),

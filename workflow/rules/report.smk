@@ -96,7 +96,12 @@ rule pretraining_figure:
 
 rule benchmark_tables:
     input:
-        scores=expand(results_path("scores/{task}/ny{ny}/{variant}.json"), task=TASKS, ny=DIMS, variant=VARIANTS),
+        scores=[
+            results_path(f"scores/{task}/ny{ny}/{variant}.json")
+            for task in TASKS
+            for ny in DIMS
+            for variant in benchmark_variants(task)
+        ],
         selections=expand(results_path("reference/{task}/ny{ny}/selection.json"), task=TASKS, ny=DIMS),
     output:
         benchmark=results_path("tables/benchmark.csv"),
