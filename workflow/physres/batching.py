@@ -67,6 +67,22 @@ def activations(
     return chunked(post_washout, u, chunk_size, desc, shrink=False, axis=1)
 
 
+def split_activations(ensemble: Ensemble, task, washout: int, chunk_size: int, desc: str) -> dict[str, tuple]:
+    """activations() of a task's train and test splits, {split: (states, peak)}: in one pass over
+    both concatenated when their shapes agree (one traced and compiled rollout, one call for all
+    seeds), else split by split at one chunk size (again one compiled rollout per job)."""
+    if task.train.u.shape[1:] == task.test.u.shape[1:]:
+        n_train, u = len(task.train.u), np.concatenate([task.train.u, task.test.u])
+        states, peak = activations(ensemble, u, task.kind, washout, min(chunk_size, len(u)), desc=f"{desc} train+test")
+        rows = {"train": slice(None, n_train), "test": slice(n_train, None)}
+        return {split: (states[:, r], None if peak is None else peak[:, r]) for split, r in rows.items()}
+    chunk_size = min(chunk_size, max(len(task.train.u), len(task.test.u)))
+    return {
+        split: activations(ensemble, getattr(task, split).u, task.kind, washout, chunk_size, desc=f"{desc} {split}")
+        for split in ("train", "test")
+    }
+
+
 def part_rows(n: int, chunk_size: int, chunks_per_job: int | None, part: int) -> slice:
     """The sequences of job ``part`` when n sequences in compiled chunks of chunk_size are split
     into jobs of chunks_per_job chunks (None: one job). Jobs start on chunk boundaries, so their

@@ -92,22 +92,31 @@ def load_ensemble(
     are simulated in ``precision`` with the input's ``interpolation`` between samples (config
     ``simulation.precision``, ``simulation.input_interpolation``).
     """
-    if variant in ("ron", "pretrained", "partial") and len(paths) != len(seeds):
-        raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
     if variant == "ron":
+        if len(paths) != len(seeds):
+            raise ValueError(f"ron: {len(paths)} reservoir files for {len(seeds)} seeds")
         return RONEnsemble(seeds, [load_ron(path) for path in paths])
+    models, failed = physical_reservoirs(variant, paths, seeds, architecture, unoptimized, task)
+    return PhysicalEnsemble(
+        seeds, models, reference_dt, sim_dt, divergence_bound, failed, precision=precision, interpolation=interpolation
+    )
+
+
+def physical_reservoirs(
+    variant: str,
+    paths: list[str],
+    seeds: list[int],
+    architecture: dict | None,
+    unoptimized: dict | None,
+    task: str | None,
+) -> tuple[list, list[bool]]:
+    """A physical variant's reservoir per seed (load_ensemble's rules) and whether its training
+    failed (only a pretraining start can)."""
     if variant in ("pretrained", "partial"):
+        if len(paths) != len(seeds):
+            raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
         models, sidecars = zip(*map(load_checkpoint, paths))
-        return PhysicalEnsemble(
-            seeds,
-            list(models),
-            reference_dt,
-            sim_dt,
-            divergence_bound,
-            [training_failed(s) for s in sidecars],
-            precision,
-            interpolation,
-        )
+        return list(models), [training_failed(s) for s in sidecars]
     if variant in ("unoptimized", TUNED):
         if task is None:
             raise ValueError(f"{variant}: the task is needed to draw its robots and encoding")
@@ -117,9 +126,7 @@ def load_ensemble(
                 raise ValueError(f"{TUNED}: one tuning file expected, got {len(paths)}")
             gains = chosen_gains(paths[0], seeds)
             models = [with_gain(model, gains[seed]) for model, seed in zip(models, seeds)]
-        return PhysicalEnsemble(
-            seeds, models, reference_dt, sim_dt, divergence_bound, precision=precision, interpolation=interpolation
-        )
+        return models, [False] * len(models)
     raise ValueError(f"unknown variant {variant!r}; allowed: ron, unoptimized, partial, pretrained, {TUNED}")
 
 

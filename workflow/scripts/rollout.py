@@ -4,7 +4,7 @@ rule gather_activations)."""
 
 import numpy as np
 
-from physres.batching import activations, part_rows
+from physres.batching import activations, part_rows, split_activations
 from physres.data import read_task
 from physres.formats import write_activation_part, write_activations
 from physres.io import InputError
@@ -32,11 +32,9 @@ physical = (
 )
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
 attrs = {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": task.kind, "washout": p.washout}
-splits = {"train": task.train.u, "test": task.test.u}
-same_shape = task.train.u.shape[1:] == task.test.u.shape[1:]
 if "part" in snakemake.output.keys():
     # one job's share of train and test concatenated, on the unsplit run's chunk boundaries
-    if not same_shape:
+    if task.train.u.shape[1:] != task.test.u.shape[1:]:
         raise InputError(snakemake.input.data, "train and test sequences differ in shape: no parts", "task_data")
     u = np.concatenate([task.train.u, task.test.u])
     rows = part_rows(len(u), p.chunk_size, p.chunks_per_job, int(wc.part))
@@ -46,19 +44,6 @@ if "part" in snakemake.output.keys():
     )
     attrs |= {"n_train": len(task.train.u), "n_sequences": len(u)}
     write_activation_part(snakemake.output.part, attrs, p.seeds, rows, states, peak)
-elif same_shape:
-    # both splits in one pass: one traced and compiled rollout, one call for all seeds
-    n_train, u = len(task.train.u), np.concatenate([task.train.u, task.test.u])
-    states, peak = activations(
-        ensemble, u, task.kind, p.washout, min(p.chunk_size, len(u)), desc=f"{wc.variant} train+test"
-    )
-    rows = {"train": slice(None, n_train), "test": slice(n_train, None)}
-    per_split = {split: (states[:, r], None if peak is None else peak[:, r]) for split, r in rows.items()}
-    write_activations(snakemake.output.h5, attrs, p.seeds, per_split, log)
-else:  # one chunk size for both splits: one traced and compiled rollout per job
-    chunk_size = min(p.chunk_size, max(len(u) for u in splits.values()))
-    per_split = {
-        split: activations(ensemble, u, task.kind, p.washout, chunk_size, desc=f"{wc.variant} {split}")
-        for split, u in splits.items()
-    }
+else:
+    per_split = split_activations(ensemble, task, p.washout, p.chunk_size, wc.variant)
     write_activations(snakemake.output.h5, attrs, p.seeds, per_split, log)
