@@ -32,6 +32,7 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/supplementary.smk"
 include: "workflow/rules/cross_task.smk"
 include: "workflow/rules/diagnostics.smk"
+include: "workflow/rules/robustness.smk"
 
 
 rule all:

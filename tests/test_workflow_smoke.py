@@ -258,6 +258,29 @@ def test_smoke_coriolis_ablation(smoke_run):
 
 
 @pytest.mark.smoke
+def test_smoke_robustness_at_sigma_zero_is_the_benchmark(smoke_run):
+    """The robustness study's unperturbed runs score what the benchmark's readout scored, bit for
+    bit (the same rollout, the same readout); every (sigma > 0, draw, seed) has its two readouts."""
+    workdir, _ = smoke_run
+    r = SMOKE["supplementary"]["robustness"]
+    seeds = SMOKE["pretrain"]["seeds"]
+    for variant in r["variants"]:
+        result = json.loads(
+            (workdir / f"results/smoke/supplementary/robustness/mackey_glass/ny6/{variant}.json").read_text()
+        )
+        benchmark = json.loads((workdir / f"results/smoke/scores/mackey_glass/ny6/{variant}.json").read_text())
+        expected = {s["seed"]: s["value"] for s in benchmark["seeds"]}
+        nominal = {run["seed"]: run["nominal"]["value"] for run in result["runs"] if run["sigma"] == 0.0}
+        assert nominal == expected, variant
+        perturbed = [run for run in result["runs"] if run["sigma"] > 0]
+        assert len(perturbed) == len(seeds) * r["draws"] * sum(s > 0 for s in r["mismatch_sigmas"])
+        assert all(set(run) >= {"nominal", "refit"} for run in perturbed)
+    table = pd.read_csv(workdir / "results/smoke/tables/robustness.csv")
+    assert set(table["protocol"]) == {"nominal", "refit"} and set(table["variant"]) == set(r["variants"])
+    assert (workdir / "results/smoke/figures/robustness_mismatch.png").stat().st_size > 5000
+
+
+@pytest.mark.smoke
 def test_smoke_reservoir_diagnostics(smoke_run):
     """Every variant and seed of the diagnosed cell has diagnostics or is marked diverged; the
     RON's capacities are within their bound n = ny, its ranks at most ny; table and figure made."""

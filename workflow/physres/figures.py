@@ -220,3 +220,56 @@ def memory_capacity_figure(curves: dict[tuple[str, int, str], np.ndarray], task_
     )
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
+
+
+def robustness_figure(table, task_labels: dict[str, str]):
+    """Score against the relative parameter mismatch sigma (%), one panel per (task, ny), tasks in
+    columns and ny in rows: one colour per variant as in the scalability figure, solid with the
+    nominal readout, dashed with the readout refitted; means over seeds and draws that did not
+    diverge, a marker x on the lower edge where all of them diverged.
+
+    table: physres.tables.robustness.robustness_table (task, ny, variant, protocol, sigma, metric, mean).
+    """
+    tasks = list(dict.fromkeys(table["task"]))
+    dims = sorted(table["ny"].unique())
+    fig, axes = plt.subplots(
+        len(dims), len(tasks), figsize=(2.8 * len(tasks), 2.2 * len(dims) + 0.5), squeeze=False, sharex=True
+    )
+    for row, ny in enumerate(dims):
+        for col, task in enumerate(tasks):
+            ax = axes[row][col]
+            cell = table[(table["task"] == task) & (table["ny"] == ny)]
+            for (variant, protocol), curve in cell.groupby(["variant", "protocol"], sort=False):
+                label, color, marker = VARIANT_STYLE[variant]
+                curve = curve.sort_values("sigma")
+                x, y = 100 * curve["sigma"].to_numpy(float), curve["mean"].to_numpy(float)
+                ls = "-" if protocol == "nominal" else "--"
+                ax.plot(x, y, color=color, ls=ls, marker=marker, ms=3.5, lw=1.3)
+                lost = ~np.isfinite(y)
+                if lost.any():
+                    ax.plot(
+                        x[lost],
+                        np.zeros(lost.sum()),
+                        "x",
+                        color=color,
+                        ms=6,
+                        mew=1.6,
+                        clip_on=False,
+                        transform=ax.get_xaxis_transform(),
+                    )
+            if not cell.empty:
+                metric = cell["metric"].iloc[0]
+                ax.set_ylabel(METRIC_LABEL.get(metric, metric), fontsize=8)
+            ax.set_title(f"{task_labels.get(task, task)}, $n_y$ = {ny}", fontsize=9)
+            if row == len(dims) - 1:
+                ax.set_xlabel(r"mismatch $\sigma$ (%)")
+    variants = [v for v in VARIANT_STYLE if v in set(table["variant"])]
+    handles = [plt.Line2D([], [], color=VARIANT_STYLE[v][1], marker=VARIANT_STYLE[v][2], ms=3.5) for v in variants]
+    labels = [VARIANT_STYLE[v][0] for v in variants]
+    handles += [plt.Line2D([], [], color="0.3", ls="-"), plt.Line2D([], [], color="0.3", ls="--")]
+    labels += ["nominal readout", "readout refitted"]
+    fig.legend(
+        handles, labels, loc="lower center", ncol=len(labels), frameon=False, bbox_to_anchor=(0.5, -0.02), fontsize=7
+    )
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig

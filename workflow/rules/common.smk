@@ -83,6 +83,15 @@ def benchmark_variants(task):
     return VARIANTS + ([TUNED] if task in TUNED_TASKS else [])
 
 
+# robustness to parameter mismatch (ours): the block's tasks at its dimensions (null: the run's
+# smallest and largest ny)
+ROBUSTNESS = config["supplementary"]["robustness"]
+ROBUSTNESS_CELLS = [
+    (task, ny)
+    for task in ROBUSTNESS["tasks"]
+    if task in TASKS
+    for ny in sorted(set(ROBUSTNESS["dimensions"] or [min(DIMS), max(DIMS)]) & set(DIMS))
+]
 # reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
 DIAGNOSTICS = config["supplementary"]["diagnostics"]
 DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]
@@ -149,6 +158,9 @@ def all_targets():
     if CORIOLIS["task"] in TASKS:
         targets += [results_path(f"tables/coriolis.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/coriolis_strains.{ext}") for ext in ("pdf", "png")]
+    if ROBUSTNESS_CELLS:
+        targets += [results_path(f"tables/robustness.{ext}") for ext in ("csv", "md", "tex")]
+        targets += [results_path(f"figures/robustness_mismatch.{ext}") for ext in ("pdf", "png")]
     if DIAGNOSTICS_TASKS:
         targets += [results_path(f"tables/diagnostics.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/memory_capacity.{ext}") for ext in ("pdf", "png")]

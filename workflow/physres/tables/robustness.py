@@ -1,0 +1,133 @@
+"""The robustness study's table (ours, not the paper's): score against the relative parameter
+mismatch sigma per (task, ny, variant) and readout protocol, mean and std over seeds and draws
+of the runs that did not diverge (their count marked), and per cell the sigma at which the
+pretrained reservoir has lost half of its advantage over the unoptimized one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from physres.names import PHYSICAL_VARIANTS, TASK_LABEL, TASK_ORDER, VARIANT_LABEL
+from physres.stats import HIGHER_IS_BETTER
+from physres.tables.common import aggregate, mean_std, write_table
+
+PROTOCOLS = {"nominal": "nominal readout", "refit": "readout refitted"}
+
+
+def half_advantage_sigma(
+    sigmas: np.ndarray, pretrained: np.ndarray, unoptimized_nominal: float, higher_is_better: bool
+) -> float:
+    """The smallest sigma at which the pretrained reservoir has lost half of its advantage over
+    the nominal unoptimized reservoir, linear between grid points: pretrained[0] is its own
+    nominal score. NaN without an advantage at sigma = 0; inf if it never loses half on the grid.
+    A diverged point (NaN) counts as lost."""
+    sign = 1.0 if higher_is_better else -1.0
+    advantage = sign * (np.asarray(pretrained, float) - unoptimized_nominal)
+    if not np.isfinite(advantage[0]) or advantage[0] <= 0:
+        return float("nan")
+    left = np.nan_to_num(advantage, nan=-np.inf) - advantage[0] / 2  # <= 0: half or more lost
+    for i in range(1, len(sigmas)):
+        if left[i] <= 0:
+            if not np.isfinite(left[i]):
+                return float(sigmas[i])
+            return float(sigmas[i - 1] + (sigmas[i] - sigmas[i - 1]) * left[i - 1] / (left[i - 1] - left[i]))
+    return float("inf")
+
+
+def robustness_scores(records: list[dict]) -> pd.DataFrame:
+    """One row per (task, ny, variant, sigma, protocol, seed, draw): metric, value, diverged."""
+    rows = [
+        {
+            "task": record["task"],
+            "ny": int(record["ny"]),
+            "variant": record["variant"],
+            "sigma": float(run["sigma"]),
+            "protocol": protocol,
+            "seed": int(run["seed"]),
+            "draw": int(run["draw"]),
+            "metric": run[protocol]["metric"],
+            "value": np.nan if run[protocol]["value"] is None else float(run[protocol]["value"]),
+            "diverged": bool(run[protocol]["diverged"]),
+        }
+        for record in records
+        for run in record["runs"]
+        for protocol in PROTOCOLS
+    ]
+    return pd.DataFrame(rows)
+
+
+def robustness_table(records: list[dict]) -> pd.DataFrame:
+    """mean, std, n_seeds (runs) and n_diverged per (task, ny, variant, protocol, sigma)."""
+    table = aggregate(robustness_scores(records), ["task", "ny", "variant", "protocol", "sigma"])
+    keys = pd.DataFrame(
+        {
+            "task": table["task"].map({t: i for i, t in enumerate(TASK_ORDER)}),
+            "ny": table["ny"],
+            "variant": table["variant"].map({v: i for i, v in enumerate(PHYSICAL_VARIANTS)}),
+            "protocol": table["protocol"].map({p: i for i, p in enumerate(PROTOCOLS)}),
+            "sigma": table["sigma"],
+        }
+    )
+    return table.loc[keys.sort_values(list(keys.columns), kind="stable").index].reset_index(drop=True)
+
+
+def half_advantage(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (task, ny, protocol): the sigma at which the pretrained reservoir's mean score has lost
+    half of its advantage over the nominal unoptimized one (NaN: no advantage; inf: not on the grid)."""
+    rows = []
+    for (task, ny, protocol), cell in table.groupby(["task", "ny", "protocol"], sort=False):
+        pretrained = cell[cell["variant"] == "pretrained"].sort_values("sigma")
+        baseline = cell[(cell["variant"] == "unoptimized") & (cell["sigma"] == 0.0)]
+        if pretrained.empty or baseline.empty or pretrained["sigma"].iloc[0] != 0.0:
+            continue
+        metric = pretrained["metric"].iloc[0]
+        sigma = half_advantage_sigma(
+            pretrained["sigma"].to_numpy(float),
+            pretrained["mean"].to_numpy(float),
+            float(baseline["mean"].iloc[0]),
+            HIGHER_IS_BETTER[metric],
+        )
+        rows.append({"task": task, "ny": ny, "protocol": protocol, "metric": metric, "half_advantage_sigma": sigma})
+    return pd.DataFrame(rows, columns=["task", "ny", "protocol", "metric", "half_advantage_sigma"])
+
+
+def sigma_text(sigma: float) -> str:
+    if np.isnan(sigma):
+        return "no advantage at sigma = 0"
+    return "beyond the grid" if np.isinf(sigma) else f"{100 * sigma:.1f} %"
+
+
+def render_robustness(table: pd.DataFrame, halves: pd.DataFrame, stem: str | Path) -> None:
+    """Rows (task, ny, variant, protocol), one column per sigma; the half-advantage sigma of the
+    pretrained rows in a last column."""
+    sigmas = sorted(table["sigma"].unique())
+    half = {(r.task, r.ny, r.protocol): r.half_advantage_sigma for r in halves.itertuples()}
+
+    def rows(style):
+        out = []
+        for (task, ny, variant, protocol), group in table.groupby(["task", "ny", "variant", "protocol"], sort=False):
+            by_sigma = {row["sigma"]: row for _, row in group.iterrows()}
+            entry = {
+                "Task": TASK_LABEL[task],
+                "ny": ny,
+                "Variant": VARIANT_LABEL[variant],
+                "Readout": PROTOCOLS[protocol],
+                **{f"sigma {100 * s:g} %": mean_std(by_sigma[s], style) if s in by_sigma else "--" for s in sigmas},
+                "half advantage at": sigma_text(half[(task, ny, protocol)])
+                if variant == "pretrained" and (task, ny, protocol) in half
+                else "",
+            }
+            out.append(entry)
+        return pd.DataFrame(out)
+
+    caption = (
+        "Robustness to parameter mismatch (ours, not the paper's): every entry of theta_rob multiplied by "
+        "(1 + sigma z), z ~ N(0, 1), controllers and map as trained; the task's score with the readout "
+        "trained on the nominal robots (deployment without recalibration) and refitted on the perturbed "
+        "ones; mean ± std over seeds and draws, * per diverged run. Last column: the sigma at which the "
+        "pretrained reservoir's mean has lost half of its advantage over the nominal unoptimized one."
+    )
+    write_table(table, rows("plain"), rows("latex"), stem, caption)

@@ -1,0 +1,75 @@
+# Stage 12 (ours, not the paper's): does a pretrained reservoir survive being built? Parameter
+# mismatch of the robots, with the nominal readout kept and with the readout refitted.
+
+
+rule robustness:
+    input:
+        data=results_path("data/{task}.h5"),
+        reservoirs=reservoir_files,
+        sidecars=sidecar_files,
+    output:
+        json=results_path("supplementary/robustness/{task}/ny{ny}/{variant}.json"),
+    log:
+        log_path("robustness", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("robustness/{task}_ny{ny}_{variant}.tsv")
+    wildcard_constraints:
+        variant="|".join(ROBUSTNESS["variants"]),
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("robustness"),
+    params:
+        robustness=ROBUSTNESS,
+        seeds=PRETRAIN_SEEDS,
+        architecture=unoptimized_architecture,
+        unoptimized=unoptimized_encoding,
+        reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
+        sim_dt=config["simulation"]["dt"],
+        input_interpolation=config["simulation"]["input_interpolation"],
+        precision=config["simulation"]["precision"],
+        divergence_bound=config["evaluation"]["divergence_bound"],
+        chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        readout=lambda wc: readout_params(wc.task),
+        x64=config["numerics"]["x64"],
+    script:
+        "../scripts/robustness.py"
+
+
+rule robustness_table:
+    input:
+        runs=[
+            results_path(f"supplementary/robustness/{task}/ny{ny}/{variant}.json")
+            for task, ny in ROBUSTNESS_CELLS
+            for variant in ROBUSTNESS["variants"]
+        ],
+    output:
+        csv=results_path("tables/robustness.csv"),
+        html=report(
+            results_path("tables/robustness.html"),
+            caption="../report/robustness.rst",
+            category="Beyond the paper",
+            subcategory="Robustness of a built reservoir",
+            labels={"table": "Parameter mismatch"},
+        ),
+        md=results_path("tables/robustness.md"),
+        tex=results_path("tables/robustness.tex"),
+        pdf=results_path("figures/robustness_mismatch.pdf"),
+        png=report(
+            results_path("figures/robustness_mismatch.png"),
+            caption="../report/robustness_mismatch.rst",
+            category="Beyond the paper",
+            subcategory="Robustness of a built reservoir",
+            labels={"figure": "Score against parameter mismatch"},
+        ),
+    log:
+        log_path("robustness_table"),
+    conda:
+        "../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("robustness_table"),
+    script:
+        "../scripts/robustness_table.py"

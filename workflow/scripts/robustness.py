@@ -1,0 +1,80 @@
+"""Parameter mismatch of one (task, ny, variant)'s reservoirs (physres.robustness): every seed at
+every sigma and draw, scored with the nominal readout kept (deployment without recalibration) and
+with the readout refitted on the perturbed robots' training states (recalibration)."""
+
+import numpy as np
+
+from physres.batching import split_activations
+from physres.data import read_task
+from physres.io import write_json
+from physres.jobs import start_job
+from physres.readout import score_activations
+from physres.reservoirs import PhysicalEnsemble, physical_reservoirs
+from physres.robustness import mismatch_z, mismatched
+
+log = start_job(snakemake)
+wc, p = snakemake.wildcards, snakemake.params
+r = p.robustness
+task = read_task(snakemake.input.data)
+reservoirs, failed = physical_reservoirs(
+    wc.variant, list(snakemake.input.reservoirs), p.seeds, p.architecture, p.unoptimized, wc.task
+)
+simulation = dict(
+    reference_dt=p.reference_dt,
+    sim_dt=p.sim_dt,
+    divergence_bound=p.divergence_bound,
+    precision=p.precision,
+    interpolation=p.input_interpolation,
+)
+# the nominal reservoirs exactly as the benchmark simulates them (same stack, same chunks): at
+# sigma = 0 the scores are the benchmark's, bit for bit
+nominal = split_activations(
+    PhysicalEnsemble(p.seeds, reservoirs, failed=failed, **simulation), task, p.washout, p.chunk_size, "nominal"
+)
+sigmas = [s for s in r["mismatch_sigmas"] if s > 0]
+grid = [(sigma, draw, i) for sigma in sigmas for draw in range(r["draws"]) for i in range(len(p.seeds))]
+members = []
+for sigma, draw, i in grid:
+    z = mismatch_z(r["seed"], wc.task, int(wc.ny), p.seeds[i], draw, reservoirs[i].robots.raw.shape)
+    members.append(mismatched(reservoirs[i], 1.0 + sigma * z))
+perturbed = (
+    split_activations(
+        PhysicalEnsemble(list(range(len(members))), members, failed=[failed[i] for _, _, i in grid], **simulation),
+        task,
+        p.washout,
+        p.chunk_size,
+        f"{len(sigmas)} sigmas x {r['draws']} draws x {len(p.seeds)} seeds",
+    )
+    if members
+    else None
+)
+
+runs = []
+(train, train_peak), (test, test_peak) = nominal["train"], nominal["test"]
+for i, seed in enumerate(p.seeds):
+    peaks = [] if test_peak is None else [train_peak[i], test_peak[i]]
+    score = score_activations(task, train[i], test[i], peaks, **p.readout).as_dict()
+    runs.append({"seed": seed, "sigma": 0.0, "draw": 0, "nominal": score, "refit": score})
+for m, (sigma, draw, i) in enumerate(grid):
+    (built_train, train_peak), (built_test, test_peak) = perturbed["train"], perturbed["test"]
+    peaks = [] if test_peak is None else [train_peak[m], test_peak[m]]
+    runs.append(
+        {
+            "seed": p.seeds[i],
+            "sigma": sigma,
+            "draw": draw,
+            # the readout fitted on the nominal robots' training states, applied to the built ones'
+            "nominal": score_activations(task, train[i], built_test[m], peaks, **p.readout).as_dict(),
+            "refit": score_activations(task, built_train[m], built_test[m], peaks, **p.readout).as_dict(),
+        }
+    )
+for sigma in [0.0, *sigmas]:
+    values = [run["nominal"]["value"] for run in runs if run["sigma"] == sigma]
+    ok = [v for v in values if v is not None]
+    log.info(
+        "sigma %g: nominal readout %s over %d of %d runs", sigma, np.mean(ok) if ok else None, len(ok), len(values)
+    )
+write_json(
+    snakemake.output.json,
+    {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": "mismatch", "config": r, "runs": runs},
+)
