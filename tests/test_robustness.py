@@ -75,3 +75,16 @@ def test_the_table_and_its_half_advantage(tmp_path):
     render_robustness(table, halves, tmp_path / "robustness")
     md = (tmp_path / "robustness.md").read_text()
     assert "10.0 %" in md and "60.00 ± -- (*)" in md and "--" in md
+
+
+def test_the_subset_is_seeded_shared_and_keeps_labels_with_their_sequences():
+    from physres.data import Split, TaskData
+    from physres.robustness import subsampled
+
+    u = np.arange(20.0).reshape(20, 1, 1)
+    task = TaskData("adiac", Split(u, np.arange(20)), Split(u[:5], np.arange(5)))
+    small = subsampled(task, {"train": 6, "test": None}, seed=0)
+    assert len(small.train.u) == 6 and len(small.test.u) == 5
+    np.testing.assert_array_equal(small.train.u[:, 0, 0], small.train.label)  # pairs kept
+    np.testing.assert_array_equal(subsampled(task, {"train": 6, "test": None}, seed=0).train.label, small.train.label)
+    assert subsampled(task, {"train": None, "test": None}, seed=0) == task

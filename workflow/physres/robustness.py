@@ -14,6 +14,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from physres.data import Split, TaskData
 from physres.robot import softplus_inverse
 from physres.seeding import rng_for
 
@@ -32,3 +33,18 @@ def mismatched(reservoir: eqx.Module, factor: np.ndarray) -> eqx.Module:
     theta = np.maximum(theta, minimum * (1 + 1e-6))
     raw = jnp.asarray(softplus_inverse(theta - minimum), robots.raw.dtype)
     return eqx.tree_at(lambda r: r.robots.raw, reservoir, raw)
+
+
+def subsampled(task: TaskData, max_sequences: dict, seed: int) -> TaskData:
+    """The task with at most max_sequences[split] sequences per split (None: all), drawn without
+    replacement by a seeded permutation, the same for every variant (a smaller, cheaper study;
+    its sigma = 0 scores are then those of the subset, not the benchmark's)."""
+    splits = {}
+    for name in ("train", "test"):
+        split, cap = getattr(task, name), max_sequences.get(name)
+        if cap is None or cap >= len(split.u):
+            splits[name] = split
+            continue
+        rows = np.sort(rng_for(seed, "robustness_subset", task.task, name).permutation(len(split.u))[:cap])
+        splits[name] = Split(split.u[rows], None if split.label is None else split.label[rows])
+    return TaskData(task.task, splits["train"], splits["test"], task.attrs)

@@ -10,12 +10,12 @@ from physres.io import write_json
 from physres.jobs import start_job
 from physres.readout import score_activations
 from physres.reservoirs import PhysicalEnsemble, physical_reservoirs
-from physres.robustness import mismatch_z, mismatched
+from physres.robustness import mismatch_z, mismatched, subsampled
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 r = p.robustness
-task = read_task(snakemake.input.data)
+task = subsampled(read_task(snakemake.input.data), r["max_sequences"], r["seed"])
 reservoirs, failed = physical_reservoirs(
     wc.variant, list(snakemake.input.reservoirs), p.seeds, p.architecture, p.unoptimized, wc.task
 )
