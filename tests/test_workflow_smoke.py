@@ -75,16 +75,20 @@ def planned_jobs(dry_run: str) -> list[tuple[str, str]]:
 
 @pytest.mark.smoke
 def test_a_new_unoptimized_encoding_reruns_only_the_baseline(smoke_run, tmp_path):
-    """Changing benchmark.unoptimized plans the unoptimized rollouts and what follows from them:
-    no pretraining, no evaluation, no rollout of another variant."""
+    """Changing benchmark.unoptimized plans the unoptimized rollouts and what follows from them
+    (the tuned baseline, which tunes those draws, and the studies that include the unoptimized
+    reservoirs): no pretraining, no evaluation, no rollout of another variant."""
     workdir, _ = smoke_run
     overlay = tmp_path / "encoding.yaml"
     overlay.write_text("benchmark:\n  unoptimized:\n    torque_scale: 0.5\n")
     jobs = planned_jobs(snakemake(workdir, "-n", overlays=[str(overlay)]))
     rollouts = [wildcards for rule, wildcards in jobs if rule in ("rollout_physical", "gather_activations", "readout")]
     assert rollouts and all("variant=unoptimized" in wildcards for wildcards in rollouts), rollouts
+    robustness = [wildcards for rule, wildcards in jobs if rule == "robustness"]
+    assert robustness and all(wildcards.endswith("variant=unoptimized") for wildcards in robustness), robustness
     planned_rules = {rule for rule, _ in jobs}
-    assert planned_rules <= {"rollout_physical", "gather_activations", "readout", "benchmark_tables", "all"}, jobs
+    follows = {"tune_unoptimized", "diagnostics", "diagnostics_table", "robustness", "robustness_table"}
+    assert planned_rules <= {"rollout_physical", "gather_activations", "readout", "benchmark_tables", "all"} | follows
 
 
 @pytest.mark.smoke
@@ -195,17 +199,18 @@ def test_smoke_benchmark_tables_and_figure(smoke_run):
     workdir, _ = smoke_run
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     n_cells = len(config["tasks"]) * len(SMOKE["dimensions"])
+    tuned_cells = len(SMOKE["benchmark"]["unoptimized_tuned"]["tasks"]) * len(SMOKE["dimensions"])
     benchmark = pd.read_csv(workdir / "results/smoke/tables/benchmark.csv")
-    assert len(benchmark) == n_cells * 4 and set(benchmark["variant"]) == {
-        "ron",
-        "unoptimized",
-        "partial",
-        "pretrained",
-    }
+    assert len(benchmark) == n_cells * 4 + tuned_cells
+    assert set(benchmark["variant"]) == {"ron", "unoptimized", "partial", "pretrained", "unoptimized_tuned"}
+    tuned = benchmark[benchmark["variant"] == "unoptimized_tuned"]
+    assert (
+        set(tuned["task"]) == set(SMOKE["benchmark"]["unoptimized_tuned"]["tasks"]) and tuned["paper_mean"].isna().all()
+    )
     assert (benchmark["n_seeds"] == 2).all()
     assert benchmark.loc[benchmark.variant == "ron", "target"].notna().all()
     significance = pd.read_csv(workdir / "results/smoke/tables/significance.csv")
-    assert len(significance) == n_cells * 2
+    assert len(significance) == n_cells * 2 + tuned_cells
     # two seeds per group: the smallest one-sided exact p-value is 1 / C(4, 2)
     assert (significance["p_value"].dropna() >= 1 / 6 - 1e-12).all()
     summary = pd.read_csv(workdir / "results/smoke/tables/summary.csv")
