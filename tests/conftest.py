@@ -14,15 +14,6 @@ jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="physres-
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist, the tests that share the session's smoke DAG (the smoke_run fixture,
-    which the SLURM test runs beside its cluster) and the SLURM cluster go to one worker: the DAG
-    is built once and one cluster runs."""
-    for item in items:
-        if "smoke_run" in item.fixturenames or item.module.__name__ in ("test_slurm", "test_workflow_smoke"):
-            item.add_marker(pytest.mark.xdist_group("smoke_dag"))
-
-
 @pytest.fixture
 def rng():
     import numpy as np
