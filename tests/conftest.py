@@ -3,6 +3,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import jax
@@ -45,11 +46,50 @@ def run_smoke_snakemake(workdir, *args, overlays=(), timeout=1500):
     return result.stdout + result.stderr
 
 
+SMOKE_DAG = pytest.StashKey[dict]()
+SMOKE_TIMEOUT = 2400  # seconds from the session's start: the DAG shares the cores with the unit tests
+
+
+def start_smoke_dag(config) -> dict:
+    """The whole smoke DAG as a background process in a scratch copy of the workflow."""
+    workdir = copy_workflow(config._tmp_path_factory.mktemp("smoke"))
+    log = workdir / "smoke-dag.log"
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", SMOKE_CONFIG]
+    with open(log, "w") as out:
+        process = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT, text=True)
+    return {"workdir": workdir, "log": log, "process": process, "started": time.monotonic()}
+
+
+def pytest_collection_finish(session):
+    """Start the smoke DAG as soon as the selected tests are known, if any needs it: it runs on
+    both cores beside the unit tests, which use one, and ``smoke_run`` waits for it."""
+    if any("smoke_run" in item.fixturenames for item in session.items):
+        session.config.stash[SMOKE_DAG] = start_smoke_dag(session.config)
+
+
+def pytest_unconfigure(config):
+    dag = config.stash.get(SMOKE_DAG, None)
+    if dag is not None and dag["process"].poll() is None:
+        dag["process"].kill()
+
+
 @pytest.fixture(scope="session")
-def smoke_run(tmp_path_factory):
-    """The whole smoke DAG, run locally once per test session: (workdir, snakemake output)."""
-    workdir = copy_workflow(tmp_path_factory.mktemp("smoke"))
-    return workdir, run_smoke_snakemake(workdir)
+def smoke_run(request):
+    """The whole smoke DAG, run locally once per test session, started in the background when the
+    session's tests were collected: (workdir, snakemake output)."""
+    config = request.config
+    if SMOKE_DAG not in config.stash:
+        config.stash[SMOKE_DAG] = start_smoke_dag(config)
+    dag = config.stash[SMOKE_DAG]
+    left = max(1.0, SMOKE_TIMEOUT - (time.monotonic() - dag["started"]))
+    try:
+        returncode = dag["process"].wait(timeout=left)
+    except subprocess.TimeoutExpired:
+        dag["process"].kill()
+        pytest.fail(f"the smoke DAG did not finish within {SMOKE_TIMEOUT} s (killed)")
+    output = dag["log"].read_text()
+    assert returncode == 0, output[-6000:]
+    return dag["workdir"], output
 
 
 def small_ron():
