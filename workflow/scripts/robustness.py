@@ -7,7 +7,7 @@ import numpy as np
 from physres.batching import split_activations
 from physres.data import read_task
 from physres.io import write_json
-from physres.jobs import start_job
+from physres.jobs import simulation_settings, start_job
 from physres.readout import score_activations
 from physres.reservoirs import PhysicalEnsemble, physical_reservoirs
 from physres.robustness import mismatch_z, mismatched, subsampled
@@ -19,13 +19,7 @@ task = subsampled(read_task(snakemake.input.data), r["max_sequences"], r["seed"]
 reservoirs, failed = physical_reservoirs(
     wc.variant, list(snakemake.input.reservoirs), p.seeds, p.architecture, p.unoptimized, wc.task
 )
-simulation = dict(
-    reference_dt=p.reference_dt,
-    sim_dt=p.sim_dt,
-    divergence_bound=p.divergence_bound,
-    precision=p.precision,
-    interpolation=p.input_interpolation,
-)
+simulation = simulation_settings(p)
 # the nominal reservoirs exactly as the benchmark simulates them (same stack, same chunks): at
 # sigma = 0 the scores are the benchmark's, bit for bit
 nominal = split_activations(
@@ -46,7 +40,7 @@ perturbed = (
         f"{len(sigmas)} sigmas x {r['draws']} draws x {len(p.seeds)} seeds",
     )
     if members
-    else None
+    else {"train": (None, None), "test": (None, None)}  # sigma = 0 only
 )
 
 runs = []
@@ -55,8 +49,8 @@ for i, seed in enumerate(p.seeds):
     peaks = [] if test_peak is None else [train_peak[i], test_peak[i]]
     score = score_activations(task, train[i], test[i], peaks, **p.readout).as_dict()
     runs.append({"seed": seed, "sigma": 0.0, "draw": 0, "nominal": score, "refit": score})
+(built_train, train_peak), (built_test, test_peak) = perturbed["train"], perturbed["test"]
 for m, (sigma, draw, i) in enumerate(grid):
-    (built_train, train_peak), (built_test, test_peak) = perturbed["train"], perturbed["test"]
     peaks = [] if test_peak is None else [train_peak[m], test_peak[m]]
     runs.append(
         {

@@ -8,7 +8,7 @@ from physres.batching import activations, part_rows, split_activations
 from physres.data import read_task
 from physres.formats import write_activation_part, write_activations
 from physres.io import InputError
-from physres.jobs import start_job
+from physres.jobs import simulation_settings, start_job
 from physres.reservoirs import load_ensemble
 
 log = start_job(snakemake)
@@ -20,14 +20,7 @@ physical = (
     {}
     if wc.variant == "ron"
     else dict(
-        architecture=p.get("architecture"),
-        unoptimized=p.get("unoptimized"),
-        reference_dt=p.reference_dt,
-        sim_dt=p.sim_dt,
-        divergence_bound=p.divergence_bound,
-        task=wc.task,
-        precision=p.precision,
-        interpolation=p.input_interpolation,
+        architecture=p.get("architecture"), unoptimized=p.get("unoptimized"), task=wc.task, **simulation_settings(p)
     )
 )
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
