@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
 # the physres package of this checkout, for the Snakefile and for every job (also inside the
-# conda environment of workflow/envs/, which does not install it: with --sdm conda add
+# conda environment of envs/, which does not install it: with --sdm conda add
 # --conda-not-block-search-path-envvars, or Snakemake clears PYTHONPATH in the job)
 PHYSRES_PATH = os.path.join(workflow.basedir, "workflow")
 sys.path.insert(0, PHYSRES_PATH)

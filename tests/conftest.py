@@ -31,8 +31,8 @@ SMOKE_CONFIG = "workflow/configs/smoke.yaml"
 
 
 def copy_workflow(dest: Path) -> Path:
-    """A scratch copy of the workflow (Snakefile, config, workflow/) to run snakemake in."""
-    for name in ("Snakefile", "config.yaml", "workflow"):
+    """A scratch copy of the workflow (Snakefile, config, workflow/, envs/) to run snakemake in."""
+    for name in ("Snakefile", "config.yaml", "workflow", "envs"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
     return dest

@@ -23,7 +23,7 @@ def requirement(spec: str) -> tuple[str, str]:
 def test_conda_environment_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     wanted = {CONDA_NAME.get(name, name): bound for name, bound in map(requirement, project) if name not in DRIVER_ONLY}
-    env = yaml.safe_load((ROOT / "workflow/envs/physres.yaml").read_text())["dependencies"]
+    env = yaml.safe_load((ROOT / "envs/physres.yaml").read_text())["dependencies"]
     declared = {}
     for entry in env:
         for spec in entry["pip"] if isinstance(entry, dict) else [entry]:
@@ -42,3 +42,14 @@ def test_lock_file_pins_every_dependency():
     pinned = {name.lower().replace("_", "-"): version for name, version in pinned.items()}
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert [name for name, _ in map(requirement, project) if name.replace("_", "-") not in pinned] == []
+
+
+def test_every_conda_directive_names_the_top_level_environment():
+    """The rules' conda: paths resolve (relative to their rule file) to envs/physres.yaml."""
+    for rules in (ROOT / "workflow/rules").glob("*.smk"):
+        text = rules.read_text()
+        paths = re.findall(r"conda:\s*\n\s*\"([^\"]+)\"", text)
+        assert len(paths) == text.count("\nrule "), f"{rules.name}: a rule without its environment"
+        if not paths:  # common.smk: helpers only
+            continue
+        assert {(rules.parent / path).resolve() for path in paths} == {ROOT / "envs/physres.yaml"}, rules.name

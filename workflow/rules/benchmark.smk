@@ -17,7 +17,7 @@ rule rollout_ron:
     wildcard_constraints:
         variant="ron",
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("rollout_ron"),
@@ -40,7 +40,7 @@ rule tune_unoptimized:
     benchmark:
         benchmark_path("tune_unoptimized/{task}_ny{ny}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("tune_unoptimized"),
@@ -77,7 +77,7 @@ rule rollout_physical:
     wildcard_constraints:
         variant="|".join(BENCHMARKED_PHYSICAL),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("rollout_physical"),
@@ -108,7 +108,7 @@ rule gather_activations:
     wildcard_constraints:
         variant="|".join(BENCHMARKED_PHYSICAL),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("gather_activations"),
@@ -127,7 +127,7 @@ rule readout:
     log:
         log_path("readout", "{task}_ny{ny}_{variant}"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("readout"),

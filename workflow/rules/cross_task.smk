@@ -24,7 +24,7 @@ rule retune_cross_task:
     wildcard_constraints:
         tuning="ff|ff_fb_map",
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("retune_cross_task"),
@@ -52,7 +52,7 @@ rule rollout_cross_task:
     wildcard_constraints:
         variant="pretrained",
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("rollout_cross_task"),
@@ -96,7 +96,7 @@ rule readout_cross_task:
     log:
         log_path("readout_cross_task", "{source}_to_{task}_ny{ny}_{tuning}_{variant}"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("readout_cross_task"),
@@ -144,7 +144,7 @@ rule cross_task_table:
     log:
         log_path("cross_task_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("cross_task_table"),

@@ -14,7 +14,7 @@ rule fetch_mnist:
     log:
         log_path("fetch_mnist"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("fetch_mnist"),
@@ -35,7 +35,7 @@ rule fetch_adiac:
     log:
         log_path("fetch_adiac"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("fetch_adiac"),
@@ -58,7 +58,7 @@ rule task_data_smnist:
     log:
         log_path("task_data", "smnist"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("task_data_smnist"),
@@ -80,7 +80,7 @@ rule task_data_adiac:
     log:
         log_path("task_data", "adiac"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("task_data_adiac"),
@@ -99,7 +99,7 @@ rule task_data_mackey_glass:
     log:
         log_path("task_data", "mackey_glass"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("task_data_mackey_glass"),
@@ -115,7 +115,7 @@ rule task_data_lorenz96:
     log:
         log_path("task_data", "lorenz96"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("task_data_lorenz96"),

@@ -17,7 +17,7 @@ rule diagnostics:
     benchmark:
         benchmark_path("diagnostics/{task}_ny{ny}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("diagnostics"),
@@ -63,7 +63,7 @@ rule diagnostics_table:
     log:
         log_path("diagnostics_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("diagnostics_table"),

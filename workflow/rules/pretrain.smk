@@ -12,7 +12,7 @@ rule pretrain:
     benchmark:
         benchmark_path("pretrain/{task}_ny{ny}_{mode}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1  # XLA runs these small batched steps on one core; two jobs share 2 cores
     resources:
         **resources_for("pretrain"),
@@ -42,7 +42,7 @@ rule evaluate_pretraining:
     benchmark:
         benchmark_path("evaluate_pretraining/{task}_ny{ny}_{mode}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1  # a sequential time loop: XLA keeps it on one core, so jobs run side by side
     resources:
         **resources_for("evaluate_pretraining"),

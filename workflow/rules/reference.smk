@@ -7,7 +7,7 @@ rule reference_ron:
     log:
         log_path("reference_ron", "{task}_ny{ny}"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("reference_ron"),
@@ -31,7 +31,7 @@ rule select_reference:
     benchmark:
         benchmark_path("select_reference/{task}_ny{ny}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("select_reference"),
@@ -60,7 +60,7 @@ rule pretraining_dataset:
     benchmark:
         benchmark_path("pretraining_dataset/{task}_ny{ny}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretraining_dataset"),

@@ -19,7 +19,7 @@ rule ron_reference_table:
     log:
         log_path("ron_reference_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("ron_reference_table"),
@@ -56,7 +56,7 @@ rule pretraining_table:
     log:
         log_path("pretraining_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretraining_table"),
@@ -83,7 +83,7 @@ rule pretraining_figure:
     log:
         log_path("pretraining_figure"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretraining_figure"),
@@ -145,7 +145,7 @@ rule benchmark_tables:
     log:
         log_path("benchmark_tables"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("benchmark_tables"),

@@ -16,7 +16,7 @@ rule robustness:
     wildcard_constraints:
         variant="|".join(ROBUSTNESS["variants"]),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("robustness"),
@@ -67,7 +67,7 @@ rule robustness_table:
     log:
         log_path("robustness_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("robustness_table"),

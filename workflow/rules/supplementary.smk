@@ -25,7 +25,7 @@ rule flops:
     log:
         log_path("flops"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("flops"),
@@ -59,7 +59,7 @@ rule coriolis_ablation:
     benchmark:
         benchmark_path("coriolis_ablation/ny{ny}.tsv")
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("coriolis_ablation"),
@@ -104,7 +104,7 @@ rule coriolis_table:
     log:
         log_path("coriolis_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("coriolis_table"),
@@ -132,7 +132,7 @@ rule pretrain_simplified:
     wildcard_constraints:
         mode="full",
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("pretrain_simplified"),
@@ -164,7 +164,7 @@ rule evaluate_simplified:
     wildcard_constraints:
         mode="full",
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("evaluate_simplified"),
@@ -191,7 +191,7 @@ rule rollout_simplified:
     wildcard_constraints:
         variant="pretrained",
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("rollout_simplified"),
@@ -234,7 +234,7 @@ rule readout_simplified:
     log:
         log_path("readout_simplified", "{task}_ny{ny}_{variant}"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("readout_simplified"),
@@ -271,7 +271,7 @@ rule simplified_table:
     log:
         log_path("simplified_table"),
     conda:
-        "../envs/physres.yaml"
+        "../../envs/physres.yaml"
     threads: 1
     resources:
         **resources_for("simplified_table"),
