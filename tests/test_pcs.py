@@ -3,6 +3,8 @@ the accelerations (with and without Coriolis) and their gradients, on random sta
 up to |kappa L| = pi per segment, for 1, 2 and 5 segments, gravity on and off. Up to 2 segments
 without Coriolis the kernel runs unrolled; 5 segments and Coriolis take the array form."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -106,6 +108,50 @@ def test_turned_base_and_hanging_gravity_match_soromox(rng, base_angle, coriolis
     )
     for b in range(N_STATES):
         assert relative_error(ours[b], theirs[b]) < 1e-10, b
+
+
+def test_theta_rob_builds_the_robot_soromox_builds_from_its_links(rng, n_pcs=2):
+    """theta_rob's mapping to the stiffness (E I L, E A L, G A L), damping and mass of each
+    segment (physres.robot.pcs_robot) against soromox's own link builder: LinkSpec.circular per
+    segment and PlanarPCS.from_links, eagerly, with the same gravity and hanging base. K q, D q',
+    B, C q' and G and soromox's forward dynamics agree (to 1e-12)."""
+    import soromox as sx
+
+    from physres.robot import REST_STRAIN
+
+    theta = np.asarray(robots_theta(n_pcs, seed=3))[0]  # (n_pcs, 8): L, r, rho, E, G, d_b, d_a, d_s
+    gravity, base_angle = jnp.asarray([0.0, 9.81]), np.pi / 2
+    links = [
+        sx.LinkSpec.circular(
+            length=L,
+            radius=r,
+            density=rho,
+            reference_strain=list(REST_STRAIN),
+            young_modulus=E,
+            shear_modulus=G,
+            damping=np.diag([d_b, d_a, d_s]),
+        )
+        for L, r, rho, E, G, d_b, d_a, d_s in theta
+    ]
+    built = sx.PlanarPCS.from_links(
+        links,
+        gravity=gravity,
+        structure=sx.PlanarPCSStructure(num_gauss_points=5),
+        base_pose=jnp.asarray([base_angle, 0.0, 0.0]),
+    )
+    ours = pcs_robot(jnp.asarray(theta), gravity, 5, base_angle)
+
+    @jax.jit
+    @functools.partial(jax.vmap, in_axes=(None, 0, 0, 0))
+    def terms(robot, q, qd, tau):
+        state = jnp.concatenate([q, qd])
+        forces = (robot.elastic_force(q), robot.damping_matrix(q) @ qd, *robot.dynamics_terms(q, qd))
+        return forces + (robot.forward_dynamics(0.0, state, (tau,)),)
+
+    Q, Qdot, T = random_states(rng, theta[None], n_states=3)
+    for mine, theirs in zip(terms(ours, Q, Qdot, T), terms(built, Q, Qdot, T)):
+        for b in range(len(Q)):
+            assert relative_error(mine[b], theirs[b]) < 1e-12
 
 
 @pytest.mark.parametrize("n_pcs, coriolis", [(1, False), (2, False), (2, True)])  # unrolled, unrolled, array form
