@@ -1,0 +1,37 @@
+"""The report's front page (workflow/report/workflow.rst) describes what the run ran."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import yaml
+from snakemake.utils import update_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(*overlays):
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
+    return config
+
+
+def front_page(config) -> str:
+    """The report's front page as Snakemake renders it (Jinja2 with the run's config)."""
+    template = jinja2.Template((ROOT / "workflow/report/workflow.rst").read_text())
+    return template.render(snakemake=SimpleNamespace(config=config))
+
+
+def test_report_front_page_names_only_what_the_run_ran():
+    paper, reduced = front_page(load()), front_page(load("workflow/configs/reduced.yaml"))
+    assert "cross-task reuse" in paper and "cross-task reuse" not in reduced  # reduced has no sources
+    assert "Coriolis ablation" in reduced and "simplified controllers" in reduced
+    nothing = load()
+    nothing["supplementary"]["simplified"]["tasks"] = []
+    nothing["supplementary"]["robustness"]["tasks"] = []
+    nothing["supplementary"]["diagnostics"]["tasks"] = []
+    nothing["benchmark"]["unoptimized_tuned"]["tasks"] = []
+    nothing["supplementary"]["coriolis"]["task"] = "none"
+    page = front_page(nothing)
+    assert "simplified controllers" not in page and "Coriolis" not in page and "Beyond the paper" not in page
