@@ -62,21 +62,14 @@ from threadpoolctl import threadpool_limits
 from physres import flops, pcs
 from physres.batching import activations
 from physres.compiled_cost import xla_cost
-from physres.config import (
-    SCHEMA,
-    input_dimension,
-    robot_environment,
-    robot_layout,
-    rollout_chunk_size,
-    ron_config,
-    task_sequences,
-)
+from physres.config import SCHEMA, rollout_chunk_size, ron_config, task_sequences
 from physres.data import read_task
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
-from physres.pretrain import Schedule, epoch_keys, init_state, make_optimizer, make_train_step, trainable
+from physres.pretrain import epoch_keys, init_state, make_optimizer, make_train_step, trainable
 from physres.reservoirs import PhysicalEnsemble, load_ensemble
 from physres.robot import DYNAMICS, pcs_template
 from physres.simulate import INTERPOLATIONS, in_precision, n_substeps, physical_rollout, vector_field
+from physres.specs import Schedule, architecture_spec, robot_environment
 
 
 def best_time(fn, repeats: int) -> float:
@@ -666,14 +659,13 @@ def divergence_diagnosis(args) -> None:
     u = read_task(path).test.u[: args.sequences]
     seeds = config["pretrain"]["seeds"]
     for ny in args.layouts or config["dimensions"]:
-        n_robots, n_pcs = robot_layout(config, ny)
-        architecture = {"ny": ny, "nu": input_dimension(config, args.task), "n_robots": n_robots, "n_pcs": n_pcs}
-        architecture |= {"init_ranges": robot["init_ranges"], **robot_environment(config)}  # as rule rollout_physical
+        architecture = architecture_spec(config, args.task, ny)  # as rule rollout_physical
+        n_robots, n_pcs = architecture.n_robots, architecture.n_pcs
         ensemble = load_ensemble(
             "unoptimized",
             [],
             seeds,
-            architecture=architecture,
+            architecture=architecture.unoptimized(),
             unoptimized=config["benchmark"]["unoptimized"],
             reference_dt=ron_config(config, args.task, ny)["dt"],
             sim_dt=dt,

@@ -17,7 +17,8 @@ from conftest import small_dataset
 from physres.config import cross_task_combinations, input_dimension
 from physres.cross_task import retune_spec, reuse_reservoir
 from physres.physical import init_physical_reservoir, stack_models
-from physres.pretrain import Schedule, pretrain_multistart
+from physres.pretrain import pretrain_multistart
+from physres.specs import Schedule
 from physres.tables.cross_task import cross_task_degradation, cross_task_table
 
 ROOT = Path(__file__).resolve().parents[1]

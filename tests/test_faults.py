@@ -72,21 +72,64 @@ def test_unreadable_resume_file_is_set_aside(problem, tmp_path):  # noqa: F811
     assert int(state.epoch) == 1 and (tmp_path / "resume.eqx.stale").exists()
 
 
+def definition_reads(script: Path) -> tuple[set[str], set[str]]:
+    """(params and wildcards the script reads, those inside its pretrain_job(definition=...))."""
+    import ast
+
+    tree = ast.parse(script.read_text())
+    assigned = {
+        node.targets[0].id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+    }
+
+    def reads(node) -> set[str]:
+        found = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in ("p", "wc"):
+                found.add(f"{sub.value.id}.{sub.attr}")
+            elif isinstance(sub, ast.Name) and sub.id in assigned and sub.id not in ("p", "wc", "log"):
+                found |= reads(assigned[sub.id])
+        return found
+
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "pretrain_job")
+    definition = next(k.value for k in call.keywords if k.arg == "definition")
+    return reads(tree), reads(definition)
+
+
+@pytest.mark.parametrize("script", ["pretrain.py", "retune_cross_task.py"])
+def test_resume_fingerprint_covers_every_parameter(script):
+    """Every param and wildcard a pretraining script reads enters the fingerprint that a resume
+    file must match, except where to resume and how often (the dataset and the libraries'
+    versions are added by physres.pretrain_job): a run changed in anything else never resumes
+    another's state."""
+    read, fingerprinted = definition_reads(ROOT / "workflow/scripts" / script)
+    assert read - fingerprinted == {"p.resume", "p.checkpoint_every"}
+
+
 # --------------------------------------------------------------------------- failed training
 
 
-def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path):  # noqa: F811
+def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path, caplog):  # noqa: F811
     """No start ever reaches a finite validation loss (here: a non-finite validation label, so
-    the compiled program is the usual one). The starts are marked
-    failed, their rollouts come out non-finite, the readout calls them diverged, the tables
-    count them; nothing is scored as if trained."""
-    from physres.pretrain import pretrain_multistart
+    the compiled program is the usual one). The job's log warns for each start, the starts are
+    marked failed, their rollouts come out non-finite, the readout calls them diverged, the
+    tables count them; nothing is scored as if trained."""
+    import logging
+
+    from physres.pretrain import pretrain_multistart, start_records
 
     models, dataset = problem
     poisoned = {**dataset, "val": {**dataset["val"], "yddot": dataset["val"]["yddot"].copy()}}
     poisoned["val"]["yddot"][0, 0] = np.nan
     state = pretrain_multistart(models, poisoned, SCHEDULE, "full", jax.random.PRNGKey(7), stop_after=2)
     assert failed_starts(state).all() and (np.asarray(state.best_epoch) == -1).all()
+    test = jax.tree_util.tree_map(jax.numpy.asarray, dataset["test"])
+    with caplog.at_level(logging.WARNING):
+        records = start_records(state, models, test, [0, 1], logging.getLogger("pretrain"))
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warned == [f"seed {s}: training never reached a finite validation loss; marked failed" for s in (0, 1)]
+    assert all(r["failed"] and r["test_rmse"] is None for r in records)
     paths = []
     for i, seed in enumerate((0, 1)):
         path = tmp_path / f"seed{seed}.eqx"

@@ -106,6 +106,13 @@ def test_scripts_leave_file_formats_to_physres():
             assert call not in text, f"{path.name} uses {call}"
 
 
+def test_scripts_read_their_params_not_the_config():
+    """A script reads what its rule hands it (params), never the whole config: so Snakemake's
+    params trigger sees every value a job depends on, and a rule can be run with its params alone."""
+    for path in sorted((ROOT / "workflow/scripts").glob("*.py")):
+        assert "snakemake.config" not in path.read_text(), f"{path.name} reads snakemake.config"
+
+
 if __name__ == "__main__":
     graph, depths = import_graph(), depth(import_graph())
     for layer in range(1, max(depths.values()) + 1):

@@ -13,7 +13,8 @@ from conftest import small_dataset
 
 from physres.checkpoint import load_checkpoint, save_checkpoint
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
-from physres.pretrain import Schedule, pretrain_multistart
+from physres.pretrain import pretrain_multistart
+from physres.specs import Schedule
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 SCHEDULE = Schedule(
@@ -153,7 +154,8 @@ def test_seeded_pretraining_is_bitwise_repeatable_across_processes(tmp_path):
 import jax, numpy as np, yaml, equinox as eqx
 jax.config.update("jax_enable_x64", True)
 from physres.physical import init_physical_reservoir, stack_models
-from physres.pretrain import Schedule, pretrain_multistart
+from physres.pretrain import pretrain_multistart
+from physres.specs import Schedule
 ranges = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 rng = np.random.default_rng(0)
 data = {s: {"y": rng.normal(size=(n, 3)) * 0.2, "ydot": rng.normal(size=(n, 3)), "u": rng.uniform(size=(n, 1)),

@@ -213,37 +213,6 @@ def robot_layout(config: dict, ny: int) -> tuple[int, int]:
     raise ConfigError(f"robot.layouts: no layout for ny = {ny}")
 
 
-# the architecture's entries an unoptimized reservoir is drawn from (no map, no controllers)
-UNOPTIMIZED_ARCHITECTURE = (
-    "ny",
-    "nu",
-    "n_robots",
-    "n_pcs",
-    "init_ranges",
-    "gravity",
-    "coriolis",
-    "minimum_fraction",
-    "gauss_points",
-    "dynamics",
-    "base_angle",
-)
-
-
-def robot_environment(config: dict) -> dict[str, Any]:
-    """The robots' model and surroundings from ``robot``, as physres.physical's init functions
-    take them: one place, so pretraining and every rollout build the same robots (gravity in the
-    world frame, the bases' angle in rad, Coriolis terms, theta_min, quadrature, implementation)."""
-    robot = config["robot"]
-    return {
-        "gravity": robot["gravity"],
-        "base_angle": math.radians(robot["base_angle_deg"]),
-        "coriolis": robot["coriolis"],
-        "minimum_fraction": robot["minimum_fraction"],
-        "gauss_points": robot["gauss_points"],
-        "dynamics": robot["dynamics"],
-    }
-
-
 def task_sequences(config: dict, task: str) -> int:
     """Train plus test sequences of a task at the config's scale (ADIAC's n_train/n_test null:
     the whole UCR split, 390 + 391; Mackey-Glass: one series each)."""

@@ -35,18 +35,6 @@ def start_job(snakemake) -> logging.Logger:
     return logger
 
 
-def simulation_settings(params) -> dict:
-    """A physical rule's simulation params as PhysicalEnsemble's (and load_ensemble's) keywords:
-    reference_dt, sim_dt, divergence_bound, precision, interpolation."""
-    return dict(
-        reference_dt=params.reference_dt,
-        sim_dt=params.sim_dt,
-        divergence_bound=params.divergence_bound,
-        precision=params.precision,
-        interpolation=params.input_interpolation,
-    )
-
-
 def device_description() -> str:
     """The JAX backend and its devices, e.g. 'cpu: TFRT_CPU_0' or 'gpu: cuda:0 (NVIDIA H100)'."""
     devices = ", ".join(f"{d} ({d.device_kind})" if d.platform != "cpu" else str(d) for d in jax.devices())

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import equinox as eqx
@@ -28,18 +27,9 @@ from tqdm.auto import tqdm
 from physres.io import atomic_path, to_builtin
 from physres.names import MODES
 from physres.physical import PhysicalReservoir, unstack_model
+from physres.specs import Schedule
 
 Batch = dict[str, jax.Array]  # y, ydot, u, yddot: (n, ...)
-
-
-@dataclass(frozen=True)
-class Schedule:
-    epochs: int
-    warmup_epochs: int
-    learning_rate: float
-    final_learning_rate: float
-    batch_size: int
-    clip_norm: float
 
 
 def make_optimizer(schedule: Schedule, steps_per_epoch: int) -> optax.GradientTransformation:

@@ -14,13 +14,13 @@ import numpy as np
 
 from physres.batching import Ensemble
 from physres.checkpoint import load_checkpoint, training_failed
-from physres.config import UNOPTIMIZED_ARCHITECTURE
 from physres.io import InputError, read_json
 from physres.names import TUNED
 from physres.physical import init_unoptimized_reservoir, stack_models, with_gain
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
 from physres.simulate import Interpolation, in_precision, stacked_rollout
+from physres.specs import UNOPTIMIZED_FIELDS
 
 
 class PhysicalEnsemble:
@@ -133,7 +133,7 @@ def physical_reservoirs(
 def unoptimized_reservoirs(seeds: list[int], architecture: dict, unoptimized: dict, task: str) -> list:
     """The unoptimized baseline's reservoir of each seed, keyed by (seed, task, ny): the same
     draws for the unoptimized variant, its gain tuning and the tuned variant."""
-    kwargs = {k: architecture[k] for k in UNOPTIMIZED_ARCHITECTURE}
+    kwargs = {k: architecture[k] for k in UNOPTIMIZED_FIELDS}
     return [
         init_unoptimized_reservoir(jax_key_for(seed, "unoptimized", task, kwargs["ny"]), **kwargs, **unoptimized)
         for seed in seeds

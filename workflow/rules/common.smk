@@ -5,19 +5,17 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from physres.config import (
-    UNOPTIMIZED_ARCHITECTURE,
     check_config,
     coerce_numbers,
     cross_task_combinations,
     input_dimension,
-    robot_environment,
-    robot_layout,
     rollout_chunk_size,
     rollout_parts,
     ron_config,
 )
 from physres.names import MODES as MODE_NAMES
 from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNED, TUNINGS, VARIANTS
+from physres.specs import architecture_spec, cross_task_schedule_spec, schedule_spec, simulation_spec
 
 SCHEMA = "../schemas/config.schema.yaml"
 
@@ -171,27 +169,14 @@ def all_targets():
 
 PRETRAIN_SEEDS = config["pretrain"]["seeds"]
 MODES = config["pretrain"]["modes"]
-PRETRAIN_SCHEDULE = {
-    key: config["pretrain"][key]
-    for key in ("epochs", "warmup_epochs", "learning_rate", "final_learning_rate", "batch_size", "clip_norm")
-}
+# every job's specs come from physres.specs (typed, built from the config); a rule hands them to its
+# script as plain params
+PRETRAIN_SCHEDULE = schedule_spec(config).as_params()
 
 
 def architecture(wc):
     """Arguments of physres.physical.init_physical_reservoir for one (task, ny)."""
-    n_robots, n_pcs = robot_layout(config, wc.ny)
-    robot = config["robot"]
-    return {
-        "ny": int(wc.ny),
-        "nu": input_dimension(config, wc.task),
-        "n_robots": n_robots,
-        "n_pcs": n_pcs,
-        "init_ranges": robot["init_ranges"],
-        "controller": config["pretrain"]["controller"],
-        "sigma": config["pretrain"]["map_sigma_init"],
-        "s_min": config["pretrain"]["map_s_min"],
-        **robot_environment(config),
-    }
+    return architecture_spec(config, wc.task, wc.ny).as_params()
 
 
 def unoptimized_architecture(wc):
@@ -200,8 +185,12 @@ def unoptimized_architecture(wc):
     e.g. its controllers, does not rerun the baseline's)."""
     if wc.variant not in ("unoptimized", TUNED):
         return None
-    full = architecture(wc)
-    return {key: full[key] for key in UNOPTIMIZED_ARCHITECTURE}
+    return architecture_spec(config, wc.task, wc.ny).unoptimized()
+
+
+def simulation_params(wc):
+    """How a physical rollout of (task, ny) is simulated: PhysicalEnsemble's keywords."""
+    return simulation_spec(config, wc.task, wc.ny).as_params()
 
 
 def unoptimized_encoding(wc):
@@ -217,7 +206,7 @@ def simplified_path(path):
 
 
 def simplified_architecture(wc):
-    return {**architecture(wc), "controller": "simplified"}
+    return architecture_spec(config, wc.task, wc.ny, controller="simplified").as_params()
 
 
 # cross-task reuse (rules/cross_task.smk)
@@ -228,11 +217,7 @@ def cross_task_path(path):
 
 
 CROSS_TASK_COMBINATIONS = cross_task_combinations(config)
-CROSS_TASK_SCHEDULE = {
-    **PRETRAIN_SCHEDULE,
-    "epochs": CROSS_TASK["epochs"],
-    "warmup_epochs": CROSS_TASK["warmup_epochs"],
-}
+CROSS_TASK_SCHEDULE = cross_task_schedule_spec(config).as_params()
 
 
 def source_checkpoints(source):

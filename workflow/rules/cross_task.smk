@@ -59,11 +59,7 @@ rule rollout_cross_task:
     params:
         seeds=PRETRAIN_SEEDS,
         # the target task's input, its samples the target RON's Delta t apart (paper)
-        reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
-        sim_dt=config["simulation"]["dt"],
-        input_interpolation=config["simulation"]["input_interpolation"],
-        precision=config["simulation"]["precision"],
-        divergence_bound=config["evaluation"]["divergence_bound"],
+        simulation=simulation_params,
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
         chunks_per_job=config["benchmark"]["chunks_per_job"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
@@ -150,6 +146,7 @@ rule cross_task_table:
         **resources_for("cross_task_table"),
     params:
         combinations=CROSS_TASK_COMBINATIONS,
-        ny=CROSS_TASK_NY,
+        paper=CROSS_TASK["paper"],
+        paper_degradation=CROSS_TASK["paper_degradation"],
     script:
         "../scripts/cross_task_table.py"

@@ -28,11 +28,7 @@ rule diagnostics:
         ron_seeds=REF_SEEDS,
         architecture=lambda wc: unoptimized_architecture(variant_wildcards(wc, "unoptimized")),
         unoptimized=config["benchmark"]["unoptimized"],
-        reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
-        sim_dt=config["simulation"]["dt"],
-        input_interpolation=config["simulation"]["input_interpolation"],
-        precision=config["simulation"]["precision"],
-        divergence_bound=config["evaluation"]["divergence_bound"],
+        simulation=simulation_params,
         x64=config["numerics"]["x64"],
     script:
         "../scripts/diagnostics.py"
@@ -67,5 +63,7 @@ rule diagnostics_table:
     threads: 1
     resources:
         **resources_for("diagnostics_table"),
+    params:
+        diagnostics=DIAGNOSTICS,
     script:
         "../scripts/diagnostics_table.py"

@@ -23,6 +23,8 @@ rule ron_reference_table:
     threads: 1
     resources:
         **resources_for("ron_reference_table"),
+    params:
+        configs=config["reference"]["configs"],
     script:
         "../scripts/ron_reference_table.py"
 
@@ -62,6 +64,8 @@ rule pretraining_table:
         **resources_for("pretraining_table"),
     params:
         layouts=config["robot"]["layouts"],
+        paper=config["pretrain"]["paper"],
+        paper_summary=config["pretrain"]["paper_summary"],
     script:
         "../scripts/pretraining_table.py"
 
@@ -151,5 +155,7 @@ rule benchmark_tables:
         **resources_for("benchmark_tables"),
     params:
         alpha=config["benchmark"]["significance_level"],
+        paper=config["benchmark"]["paper"],
+        paper_summary=config["benchmark"]["paper_summary"],
     script:
         "../scripts/benchmark_tables.py"

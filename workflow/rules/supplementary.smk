@@ -32,6 +32,7 @@ rule flops:
     params:
         config={key: config[key] for key in ("tasks", "data")},
         dimensions=DIMS,
+        paper=config["supplementary"]["flops"]["paper"],
     script:
         "../scripts/flops.py"
 
@@ -110,6 +111,7 @@ rule coriolis_table:
         **resources_for("coriolis_table"),
     params:
         title=f"{TASK_LABEL[CORIOLIS['task']]}, $n_y$ = {CORIOLIS_DIMS[0]}",
+        paper=CORIOLIS["paper"],
     script:
         "../scripts/coriolis_table.py"
 
@@ -197,11 +199,7 @@ rule rollout_simplified:
         **resources_for("rollout_simplified"),
     params:
         seeds=PRETRAIN_SEEDS,
-        reference_dt=lambda wc: ron_config(config, wc.task, wc.ny)["dt"],
-        sim_dt=config["simulation"]["dt"],
-        input_interpolation=config["simulation"]["input_interpolation"],
-        precision=config["simulation"]["precision"],
-        divergence_bound=config["evaluation"]["divergence_bound"],
+        simulation=simulation_params,
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
         chunks_per_job=config["benchmark"]["chunks_per_job"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
@@ -278,5 +276,7 @@ rule simplified_table:
     params:
         main_controller=config["pretrain"]["controller"],
         config={key: config[key] for key in ("tasks", "data")},
+        paper=config["supplementary"]["simplified"]["paper"],
+        flops_paper=config["supplementary"]["flops"]["paper"],
     script:
         "../scripts/simplified_table.py"

@@ -19,11 +19,11 @@ from physres.tables.reference import load_selections
 log = setup_logging(snakemake.log[0])
 p, out = snakemake.params, snakemake.output
 scores = load_scores(snakemake.input.scores)
-table = benchmark_table(scores, load_selections(snakemake.input.selections), snakemake.config["benchmark"]["paper"])
+table = benchmark_table(scores, load_selections(snakemake.input.selections), p.paper)
 render_benchmark(table, Path(out.benchmark).with_suffix(""))
 significance = significance_table(scores, p.alpha)
 render_significance(significance, Path(out.significance).with_suffix(""), p.alpha)
-headline = summary(benchmark_cells(table), significance, snakemake.config["benchmark"]["paper_summary"])
+headline = summary(benchmark_cells(table), significance, p.paper_summary)
 render_summary(headline, Path(out.summary).with_suffix(""))
 save_figure(scalability_figure(table, TASK_LABEL), out.figure_pdf, out.figure_png)
 log.info("\n%s\n%s\n%s", table.to_string(), significance.to_string(), headline.to_string())

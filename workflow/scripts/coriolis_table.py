@@ -10,7 +10,7 @@ from physres.io import read_json, setup_logging
 from physres.tables.coriolis import coriolis_table, render_coriolis
 
 log = setup_logging(snakemake.log[0])
-paper = snakemake.config["supplementary"]["coriolis"]["paper"]
+paper = snakemake.params.paper
 table = coriolis_table([read_json(path, rule="coriolis_ablation") for path in snakemake.input.runs], paper)
 render_coriolis(table, Path(snakemake.output.csv).with_suffix(""), paper)
 log.info("\n%s", table.to_string())

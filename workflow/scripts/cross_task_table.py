@@ -15,7 +15,6 @@ from physres.tables.cross_task import (
 
 log = setup_logging(snakemake.log[0])
 inputs, p = snakemake.input, snakemake.params
-paper = snakemake.config["supplementary"]["cross_task"]
 # one score file per (source, target, tuning), in the order of p.combinations; the standard
 # cells are the main benchmark's pretrained reservoirs (source = target, tuning none)
 runs = [
@@ -24,8 +23,8 @@ runs = [
 ]
 standard = load_scores(inputs.standard)
 runs.append(standard.assign(source=standard["task"], target=standard["task"], tuning="none"))
-table = cross_task_table(pd.concat(runs, ignore_index=True), paper["paper"])
+table = cross_task_table(pd.concat(runs, ignore_index=True), p.paper)
 render_cross_task(table, Path(snakemake.output.csv).with_suffix(""))
-degradation = cross_task_degradation(table, paper["paper_degradation"])
+degradation = cross_task_degradation(table, p.paper_degradation)
 render_cross_task_degradation(degradation, Path(snakemake.output.degradation_csv).with_suffix(""))
 log.info("\n%s\n%s", table.to_string(), degradation.to_string())

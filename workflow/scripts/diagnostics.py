@@ -7,7 +7,7 @@ from tqdm import tqdm
 from physres.data import read_task
 from physres.diagnostics import channel_range, diagnose, diagnostic_inputs
 from physres.io import write_json
-from physres.jobs import simulation_settings, start_job
+from physres.jobs import start_job
 from physres.reservoirs import load_ensemble
 from physres.seeding import rng_for
 
@@ -24,7 +24,7 @@ signal = diagnostic_inputs(
     d["rank_steps"],
     d["generalisation_noise"],
 )
-physical = dict(architecture=p.architecture, unoptimized=p.unoptimized, task=wc.task, **simulation_settings(p))
+physical = dict(architecture=p.architecture, unoptimized=p.unoptimized, task=wc.task, **p.simulation)
 files = {"ron": inputs.ron, "unoptimized": [], "partial": inputs.partial, "pretrained": inputs.pretrained}
 results = {}
 for variant in tqdm(p.variants, desc=f"diagnostics {wc.task} ny={wc.ny}", unit="variant"):

@@ -10,7 +10,7 @@ from physres.tables.diagnostics import diagnostics_table, memory_capacity_curves
 log = setup_logging(snakemake.log[0])
 records = [read_json(path, rule="diagnostics") for path in snakemake.input.runs]
 table = diagnostics_table(records)
-render_diagnostics(table, Path(snakemake.output.csv).with_suffix(""), snakemake.config["supplementary"]["diagnostics"])
+render_diagnostics(table, Path(snakemake.output.csv).with_suffix(""), snakemake.params.diagnostics)
 log.info("\n%s", table.to_string())
 save_figure(
     memory_capacity_figure(memory_capacity_curves(records), TASK_LABEL), snakemake.output.pdf, snakemake.output.png

@@ -10,7 +10,7 @@ from physres.tables.flops import flops_table, render_flops
 
 log = setup_logging(snakemake.log[0])
 config = snakemake.params.config
-table = flops_table(config, snakemake.params.dimensions, snakemake.config["supplementary"]["flops"]["paper"])
+table = flops_table(config, snakemake.params.dimensions, snakemake.params.paper)
 render_flops(table, Path(snakemake.output.csv).with_suffix(""))
 save_figure(flops_figure(config, TASK_LABEL), snakemake.output.pdf, snakemake.output.png)
 for controller in flops.CONTROLLER_PIPELINES:

@@ -14,10 +14,9 @@ from physres.tables.pretraining import (
 
 log = setup_logging(snakemake.log[0])
 scores = pretraining_scores(read_json(p, rule="evaluate_pretraining") for p in snakemake.input.evaluations)
-table = pretraining_table(scores, snakemake.config["pretrain"]["paper"], snakemake.params.layouts)
+p = snakemake.params
+table = pretraining_table(scores, p.paper, p.layouts)
 render_pretraining(table, Path(snakemake.output.csv).with_suffix(""))
-summary = pretraining_summary(
-    table, snakemake.config["pretrain"]["paper"], snakemake.config["pretrain"]["paper_summary"]
-)
+summary = pretraining_summary(table, p.paper, p.paper_summary)
 render_pretraining_summary(summary, Path(snakemake.output.summary).with_suffix(""))
 log.info("\n%s\n%s", table.to_string(), summary.to_string())

@@ -1,25 +1,14 @@
 """Re-tune the digital parts of a source task's pretrained reservoirs against a target task's
 reference RON (cross-task reuse); the robots stay the source's. One checkpoint per start."""
 
-import zlib
-from pathlib import Path
-
-import jax
-
-from physres.checkpoint import load_checkpoint, save_checkpoint, training_failed
+from physres.checkpoint import load_checkpoint, training_failed
 from physres.cross_task import retune_spec, reuse_reservoir
-from physres.jobs import device_description, project_commit, start_job
-from physres.physical import stack_models, unstack_model
-from physres.pretrain import (
-    Schedule,
-    dataset_digest,
-    library_versions,
-    pretrain_multistart,
-    run_fingerprint,
-    start_records,
-)
+from physres.jobs import start_job
+from physres.physical import stack_models
+from physres.pretrain_job import pretrain_job
 from physres.pretraining_data import read_dataset
-from physres.seeding import jax_key_for
+from physres.seeding import jax_key_for, label_key
+from physres.specs import Schedule
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
@@ -31,7 +20,6 @@ reused = [
     for seed, (model, sidecar) in zip(p.seeds, sources)
 ]
 models = stack_models([model for model, _ in reused])
-architecture = reused[0][1]
 log.info(
     "source %s -> target %s, re-tuned: %s (n_u %d -> %d)",
     wc.source,
@@ -40,49 +28,27 @@ log.info(
     sources[0][1]["architecture"]["nu"],
     target_nu,
 )
-schedule = Schedule(**p.schedule)
-fingerprint = run_fingerprint(
-    {
-        "source": wc.source,
-        "task": wc.task,
-        "ny": int(wc.ny),
-        "tuning": wc.tuning,
+job = {"task": wc.task, "source": wc.source, "ny": int(wc.ny), "tuning": wc.tuning}
+pretrain_job(
+    models,
+    data,
+    Schedule(**p.schedule),
+    "full",
+    label_key(wc.source, wc.task, wc.ny, wc.tuning),
+    definition={
+        **job,
         "seeds": p.seeds,
         "sources": [sidecar["fingerprint"] for _, sidecar in sources],
         "schedule": p.schedule,
         "x64": p.x64,
-        "dataset": dataset_digest(data),
-        "versions": library_versions(),
-    }
-)
-state = pretrain_multistart(
-    models,
-    data,
-    schedule,
-    "full",
-    jax.random.PRNGKey(zlib.crc32(f"{wc.source}/{wc.task}/{wc.ny}/{wc.tuning}".encode())),
+    },
+    sidecar={**job, "architecture": reused[0][1], "schedule": p.schedule},
+    seeds=p.seeds,
+    paths=snakemake.output.models,
     resume_path=p.resume,
     checkpoint_every=p.checkpoint_every,
     log=log,
-    fingerprint=fingerprint,
     spec=retune_spec(models, wc.tuning),
-)
-common = {
-    "task": wc.task,
-    "source": wc.source,
-    "ny": int(wc.ny),
-    "tuning": wc.tuning,
-    "architecture": architecture,
-    "schedule": p.schedule,
-    "versions": library_versions(),
-    "device": device_description(),
-    "commit": project_commit(),
-    "fingerprint": fingerprint,
-}
-test = jax.tree_util.tree_map(jax.numpy.asarray, data["test"])
-records = start_records(state, models, test, p.seeds, log)
-for i, (record, path, (_, source_sidecar)) in enumerate(zip(records, snakemake.output.models, sources)):
     # a start whose source pretraining failed stays failed: its robots were never trained
-    failed = record["failed"] or training_failed(source_sidecar)
-    save_checkpoint(path, unstack_model(state.best_model, i), {**common, **record, "failed": failed})
-Path(p.resume).unlink(missing_ok=True)
+    failed_before=[training_failed(sidecar) for _, sidecar in sources],
+)

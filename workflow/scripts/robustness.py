@@ -7,7 +7,7 @@ import numpy as np
 from physres.batching import split_activations
 from physres.data import read_task
 from physres.io import write_json
-from physres.jobs import simulation_settings, start_job
+from physres.jobs import start_job
 from physres.readout import score_activations
 from physres.reservoirs import PhysicalEnsemble, physical_reservoirs
 from physres.robustness import mismatch_z, mismatched, subsampled
@@ -19,7 +19,7 @@ task = subsampled(read_task(snakemake.input.data), r["max_sequences"], r["seed"]
 reservoirs, failed = physical_reservoirs(
     wc.variant, list(snakemake.input.reservoirs), p.seeds, p.architecture, p.unoptimized, wc.task
 )
-simulation = simulation_settings(p)
+simulation = p.simulation
 # the nominal reservoirs exactly as the benchmark simulates them (same stack, same chunks): at
 # sigma = 0 the scores are the benchmark's, bit for bit
 nominal = split_activations(

@@ -8,7 +8,7 @@ from physres.batching import activations, part_rows, split_activations
 from physres.data import read_task
 from physres.formats import write_activation_part, write_activations
 from physres.io import InputError
-from physres.jobs import simulation_settings, start_job
+from physres.jobs import start_job
 from physres.reservoirs import load_ensemble
 
 log = start_job(snakemake)
@@ -19,9 +19,7 @@ task = read_task(snakemake.input.data)
 physical = (
     {}
     if wc.variant == "ron"
-    else dict(
-        architecture=p.get("architecture"), unoptimized=p.get("unoptimized"), task=wc.task, **simulation_settings(p)
-    )
+    else dict(architecture=p.get("architecture"), unoptimized=p.get("unoptimized"), task=wc.task, **p.simulation)
 )
 ensemble = load_ensemble(wc.variant, list(snakemake.input.reservoirs), p.seeds, **physical)
 attrs = {"task": wc.task, "ny": int(wc.ny), "variant": wc.variant, "kind": task.kind, "washout": p.washout}

@@ -10,9 +10,7 @@ from physres.tables.reference import load_selections, render_ron_reference, ron_
 
 log = setup_logging(snakemake.log[0])
 scores = load_scores(snakemake.input.scores)
-paper = pd.DataFrame(
-    [{"task": c["task"], "ny": c["ny"], "paper": c["paper"]} for c in snakemake.config["reference"]["configs"]]
-)
+paper = pd.DataFrame([{"task": c["task"], "ny": c["ny"], "paper": c["paper"]} for c in snakemake.params.configs])
 table = ron_reference_table(scores, paper, load_selections(snakemake.input.selections))
 render_ron_reference(table, Path(snakemake.output.csv).with_suffix(""))
 log.info("\n%s", table.to_string())

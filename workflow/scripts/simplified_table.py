@@ -8,7 +8,6 @@ from physres.tables.simplified import render_simplified, simplified_table
 
 log = setup_logging(snakemake.log[0])
 inputs, p = snakemake.input, snakemake.params
-supplementary = snakemake.config["supplementary"]
 runs = {
     p.main_controller: (
         [read_json(path, rule="evaluate_pretraining") for path in inputs.evaluations],
@@ -19,6 +18,6 @@ runs = {
         load_scores(inputs.simplified_scores),
     ),
 }
-table = simplified_table(runs, p.config, supplementary["simplified"]["paper"])
-render_simplified(table, Path(snakemake.output.csv).with_suffix(""), supplementary["flops"]["paper"])
+table = simplified_table(runs, p.config, p.paper)
+render_simplified(table, Path(snakemake.output.csv).with_suffix(""), p.flops_paper)
 log.info("\n%s", table.to_string())

@@ -4,7 +4,7 @@ part of the training split (physres.tuning); the test split takes no part."""
 from physres.batching import activations
 from physres.data import read_task
 from physres.io import write_json
-from physres.jobs import simulation_settings, start_job
+from physres.jobs import start_job
 from physres.reservoirs import PhysicalEnsemble, unoptimized_reservoirs
 from physres.tuning import choose_gains, gain_grid
 
@@ -12,7 +12,7 @@ log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
 task = read_task(snakemake.input.data)
 members = gain_grid(unoptimized_reservoirs(p.seeds, p.architecture, p.unoptimized, wc.task), p.gains)
-ensemble = PhysicalEnsemble(list(range(len(members))), members, **simulation_settings(p))
+ensemble = PhysicalEnsemble(list(range(len(members))), members, **p.simulation)
 chunk_size = min(p.chunk_size, len(task.train.u))
 desc = f"{len(p.gains)} gains x {len(p.seeds)} seeds"
 states, _ = activations(ensemble, task.train.u, task.kind, p.readout["washout"], chunk_size, desc=desc)
