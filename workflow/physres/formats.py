@@ -2,7 +2,8 @@
 activations (rollout_* -> readout), scores (readout -> tables), trajectories
 (evaluate_pretraining -> pretraining_figure) and Coriolis strains (coriolis_ablation ->
 coriolis_table). Task files live in physres.data, pretraining datasets in
-physres.pretraining_data, RON files in physres.reservoirs, checkpoints in physres.pretrain.
+physres.pretraining_data, RON files in physres.ron, checkpoints in physres.checkpoint, resume
+files in physres.pretrain (docs/architecture.md has the table).
 
 Layouts:
 - activations ``{variant}.h5``: attrs task, ny, variant, kind, washout; ``seeds`` (S,);

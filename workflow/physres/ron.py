@@ -99,11 +99,12 @@ def ron_step(
     return y_next, ydot_next
 
 
-Keep = Literal["final", "all", "bounds"]
+# what a RON rollout returns: simulate.Keep's two and the running bounds of (y, y')
+RONKeep = Literal["final", "all", "bounds"]
 
 
 @eqx.filter_jit
-def ron_rollout(ron: RON, u: Float[Array, "batch time nu"], keep: Keep = "final"):
+def ron_rollout(ron: RON, u: Float[Array, "batch time nu"], keep: RONKeep = "final"):
     """Run the RON from rest over input sequences.
 
     keep="final":  y at the last step, shape (batch, ny)
