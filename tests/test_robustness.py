@@ -88,3 +88,96 @@ def test_the_subset_is_seeded_shared_and_keeps_labels_with_their_sequences():
     np.testing.assert_array_equal(small.train.u[:, 0, 0], small.train.label)  # pairs kept
     np.testing.assert_array_equal(subsampled(task, {"train": 6, "test": None}, seed=0).train.label, small.train.label)
     assert subsampled(task, {"train": None, "test": None}, seed=0) == task
+
+
+# -------------------------------------------------------------------- sensor and actuation noise
+
+
+def test_noise_draws_have_the_configured_statistics_and_keys():
+    """RolloutNoise: dQ, dQ' of std sigma times the scales, gain 1 + sigma z, per interval; the
+    same key and interval give the same draw, another interval another; the key ignores sigma."""
+    from physres.robustness import rollout_noise
+
+    q_rms, qdot_rms = np.array([1.0, 2.0, 0.5]), np.array([3.0, 0.1, 1.0])
+    sensor = rollout_noise(0, "sensor", "adiac", 6, 2, 0, 0.1, q_rms, qdot_rms)
+    (dQ, dQdot, gain), measured = sensor.draw(7, 20000, np.float64)
+    np.testing.assert_allclose(np.std(dQ, axis=0), 0.1 * q_rms, rtol=0.03)  # 20000 draws: ~3 standard errors
+    np.testing.assert_allclose(np.std(dQdot, axis=0), 0.1 * qdot_rms, rtol=0.03)
+    np.testing.assert_allclose(np.std(measured, axis=0), 0.1 * q_rms, rtol=0.03)
+    assert np.all(np.asarray(gain) == 1.0) and abs(np.corrcoef(dQ[:, 0], measured[:, 0])[0, 1]) < 0.03
+    np.testing.assert_array_equal(sensor.draw(7, 5, np.float64)[1], measured[:5])
+    assert not np.array_equal(sensor.draw(8, 5, np.float64)[1], measured[:5])
+    larger = rollout_noise(0, "sensor", "adiac", 6, 2, 0, 0.2, q_rms, qdot_rms).draw(7, 5, np.float64)[1]
+    np.testing.assert_allclose(larger, 2 * measured[:5], rtol=1e-12)  # the same z, scaled
+    other_seed = rollout_noise(0, "sensor", "adiac", 6, 3, 0, 0.1, q_rms, qdot_rms).draw(7, 5, np.float64)[1]
+    assert not np.array_equal(other_seed, measured[:5])
+    actuation = rollout_noise(0, "actuation", "adiac", 6, 2, 0, 0.05, q_rms, qdot_rms)
+    (dQ, dQdot, gain), measured = actuation.draw(7, 20000, np.float64)
+    assert not np.any(dQ) and not np.any(dQdot) and not np.any(measured)
+    assert abs(np.mean(gain) - 1) < 0.002 and abs(np.std(gain) - 0.05) < 0.002
+    with pytest.raises(ValueError, match="allowed: sensor, actuation"):
+        rollout_noise(0, "thermal", "adiac", 6, 2, 0, 0.1, q_rms, qdot_rms)
+
+
+def test_noise_scales_are_the_rms_of_q_and_of_its_differences():
+    from physres.robustness import noise_scales
+
+    h, omega = 0.01, np.pi  # 10 whole periods in 2000 samples
+    t = np.arange(2001) * h
+    Q = np.stack([2.0 * np.sin(omega * t), np.full_like(t, 0.5)], axis=-1)[None, None]  # (1, 1, K, 2)
+    Q = np.concatenate([Q, np.full_like(Q, np.nan)])  # a second, diverged reservoir
+    q_rms, qdot_rms = noise_scales(Q, h)
+    np.testing.assert_allclose(q_rms[0], [2.0 / np.sqrt(2), 0.5], rtol=1e-3)
+    # differences of a sine: a sine of amplitude 2 a sin(omega h / 2) / h
+    np.testing.assert_allclose(qdot_rms[0], [4.0 * np.sin(omega * h / 2) / h / np.sqrt(2), 0.0], rtol=1e-9, atol=1e-12)
+    assert np.all(q_rms[1] == 0) and np.all(qdot_rms[1] == 0)
+
+
+@pytest.fixture(scope="module")
+def unoptimized_rollouts():
+    """An unoptimized reservoir (no feedback) rolled out without noise, with zero noise, with
+    sensor noise and with actuation noise, on the same inputs."""
+    from physres.robustness import rollout_noise, stack_noise
+    from physres.simulate import stacked_rollout
+
+    jax.config.update("jax_enable_x64", True)
+    from physres.physical import stack_models
+
+    model = init_unoptimized_reservoir(jax.random.PRNGKey(1), 6, 1, 1, 2, RANGES, gauss_points=3)
+    models = stack_models([model] * 4)
+    u = np.random.default_rng(0).uniform(-1, 1, size=(3, 12, 1))
+    q_rms, qdot_rms = np.full(6, 0.1), np.full(6, 1.0)
+    noises = [rollout_noise(0, "sensor", "mackey_glass", 6, 0, 0, sigma, q_rms, qdot_rms) for sigma in (0.0, 0.2)] + [
+        rollout_noise(0, "actuation", "mackey_glass", 6, 0, 0, sigma, q_rms, qdot_rms) for sigma in (0.0, 0.2)
+    ]
+    rollout = lambda **kw: stacked_rollout(models, u, 0.05, 0.005, keep="all", **kw)  # noqa: E731
+    return rollout(), rollout(noise=stack_noise(noises)), q_rms
+
+
+def test_zero_noise_is_the_nominal_rollout_bit_for_bit(unoptimized_rollouts):
+    (Q, peak), (noisy, noisy_peak), _ = unoptimized_rollouts
+    for member in (0, 2):  # sensor and actuation at sigma 0
+        np.testing.assert_array_equal(noisy[member], Q[member])
+        np.testing.assert_array_equal(noisy_peak[member], peak[member])
+
+
+def test_sensor_noise_without_feedback_only_adds_the_measurement_noise(unoptimized_rollouts):
+    """No feedback controller: the states are the nominal ones, the readout sees them plus
+    sigma * q_rms * z per sample (the first, initial state of a linear rollout is not measured);
+    actuation noise changes the states themselves."""
+    (Q, peak), (noisy, noisy_peak), q_rms = unoptimized_rollouts
+    z = (np.asarray(noisy[1]) - np.asarray(Q[1]))[:, 1:] / (0.2 * q_rms)
+    assert abs(z.mean()) < 0.2 and abs(z.std() - 1) < 0.15  # 3 x 11 x 6 draws
+    np.testing.assert_array_equal(noisy_peak[1], peak[1])
+    assert not np.allclose(noisy[3], Q[3], rtol=1e-6, atol=0)
+
+
+def test_a_diverged_baseline_is_named_not_called_no_advantage(tmp_path):
+    records = [
+        record("pretrained", {0.0: [80.0, 80.0], 0.1: [70.0, 70.0]}),
+        record("unoptimized", {0.0: [None, None], 0.1: [None, None]}),
+    ]
+    table = robustness_table(records)
+    render_robustness(table, half_advantage(table), tmp_path / "robustness")
+    md = (tmp_path / "robustness.md").read_text()
+    assert "unoptimized diverged" in md and "no advantage" not in md

@@ -84,10 +84,11 @@ def test_a_new_unoptimized_encoding_reruns_only_the_baseline(smoke_run, tmp_path
     jobs = planned_jobs(snakemake(workdir, "-n", overlays=[str(overlay)]))
     rollouts = [wildcards for rule, wildcards in jobs if rule in ("rollout_physical", "gather_activations", "readout")]
     assert rollouts and all("variant=unoptimized" in wildcards for wildcards in rollouts), rollouts
-    robustness = [wildcards for rule, wildcards in jobs if rule == "robustness"]
+    robustness = [wildcards for rule, wildcards in jobs if rule in ("robustness", "robustness_noise")]
     assert robustness and all(wildcards.endswith("variant=unoptimized") for wildcards in robustness), robustness
     planned_rules = {rule for rule, _ in jobs}
     follows = {"tune_unoptimized", "diagnostics", "diagnostics_table", "robustness", "robustness_table"}
+    follows |= {"robustness_noise", "robustness_noise_table"}
     assert planned_rules <= {"rollout_physical", "gather_activations", "readout", "benchmark_tables", "all"} | follows
 
 
@@ -241,6 +242,8 @@ def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
         "Scalability",
         "Cross-task reuse",
         "Cross-task degradation",
+        "Parameter mismatch",
+        "Sensor and actuation noise",
     ):
         assert label in page, label
     # captions read the run's config (the smoke overlay's 2 seeds, config.yaml's encoding)
@@ -263,26 +266,35 @@ def test_smoke_coriolis_ablation(smoke_run):
 
 
 @pytest.mark.smoke
-def test_smoke_robustness_at_sigma_zero_is_the_benchmark(smoke_run):
-    """The robustness study's unperturbed runs score what the benchmark's readout scored, bit for
-    bit (the same rollout, the same readout); every (sigma > 0, draw, seed) has its two readouts."""
+@pytest.mark.parametrize(
+    "study, table, kinds",
+    [("robustness", "robustness", ["mismatch"]), ("robustness_noise", "robustness_noise", ["sensor", "actuation"])],
+)
+def test_smoke_robustness_at_sigma_zero_is_the_benchmark(smoke_run, study, table, kinds):
+    """The robustness studies' unperturbed runs score what the benchmark's readout scored, bit for
+    bit (the same rollout, the same readout); every (perturbation, sigma > 0, draw, seed) has its
+    two readouts; one figure per perturbation."""
     workdir, _ = smoke_run
     r = SMOKE["supplementary"]["robustness"]
     seeds = SMOKE["pretrain"]["seeds"]
     for variant in r["variants"]:
         result = json.loads(
-            (workdir / f"results/smoke/supplementary/robustness/mackey_glass/ny6/{variant}.json").read_text()
+            (workdir / f"results/smoke/supplementary/{study}/mackey_glass/ny6/{variant}.json").read_text()
         )
         benchmark = json.loads((workdir / f"results/smoke/scores/mackey_glass/ny6/{variant}.json").read_text())
         expected = {s["seed"]: s["value"] for s in benchmark["seeds"]}
-        nominal = {run["seed"]: run["nominal"]["value"] for run in result["runs"] if run["sigma"] == 0.0}
-        assert nominal == expected, variant
-        perturbed = [run for run in result["runs"] if run["sigma"] > 0]
-        assert len(perturbed) == len(seeds) * r["draws"] * sum(s > 0 for s in r["mismatch_sigmas"])
-        assert all(set(run) >= {"nominal", "refit"} for run in perturbed)
-    table = pd.read_csv(workdir / "results/smoke/tables/robustness.csv")
-    assert set(table["protocol"]) == {"nominal", "refit"} and set(table["variant"]) == set(r["variants"])
-    assert (workdir / "results/smoke/figures/robustness_mismatch.png").stat().st_size > 5000
+        for kind in kinds:
+            runs = [run for run in result["runs"] if run.get("perturbation", "mismatch") == kind]
+            nominal = {run["seed"]: run["nominal"]["value"] for run in runs if run["sigma"] == 0.0}
+            assert nominal == expected, (variant, kind)
+            perturbed = [run for run in runs if run["sigma"] > 0]
+            assert len(perturbed) == len(seeds) * r["draws"] * sum(s > 0 for s in r[f"{kind}_sigmas"])
+            assert all(set(run) >= {"nominal", "refit"} for run in perturbed)
+    frame = pd.read_csv(workdir / f"results/smoke/tables/{table}.csv")
+    assert set(frame["protocol"]) == {"nominal", "refit"} and set(frame["variant"]) == set(r["variants"])
+    assert set(frame["perturbation"]) == set(kinds)
+    for kind in kinds:
+        assert (workdir / f"results/smoke/figures/robustness_{kind}.png").stat().st_size > 5000
 
 
 @pytest.mark.smoke

@@ -222,13 +222,14 @@ def memory_capacity_figure(curves: dict[tuple[str, int, str], np.ndarray], task_
     return fig
 
 
-def robustness_figure(table, task_labels: dict[str, str]):
-    """Score against the relative parameter mismatch sigma (%), one panel per (task, ny), tasks in
-    columns and ny in rows: one colour per variant as in the scalability figure, solid with the
-    nominal readout, dashed with the readout refitted; means over seeds and draws that did not
+def robustness_figure(table, task_labels: dict[str, str], perturbation: str = "parameter mismatch"):
+    """Score against the relative size sigma (%) of one perturbation, one panel per (task, ny),
+    tasks in columns and ny in rows: one colour per variant as in the scalability figure, solid with
+    the nominal readout, dashed with the readout refitted; means over seeds and draws that did not
     diverge, a marker x on the lower edge where all of them diverged.
 
-    table: physres.tables.robustness.robustness_table (task, ny, variant, protocol, sigma, metric, mean).
+    table: physres.tables.robustness.robustness_table's rows of one perturbation (task, ny,
+    variant, protocol, sigma, metric, mean); perturbation: its name on the x axis.
     """
     tasks = list(dict.fromkeys(table["task"]))
     dims = sorted(table["ny"].unique())
@@ -262,7 +263,7 @@ def robustness_figure(table, task_labels: dict[str, str]):
                 ax.set_ylabel(METRIC_LABEL.get(metric, metric), fontsize=8)
             ax.set_title(f"{task_labels.get(task, task)}, $n_y$ = {ny}", fontsize=9)
             if row == len(dims) - 1:
-                ax.set_xlabel(r"mismatch $\sigma$ (%)")
+                ax.set_xlabel(f"{perturbation} $\\sigma$ (%)")
     variants = [v for v in VARIANT_STYLE if v in set(table["variant"])]
     handles = [plt.Line2D([], [], color=VARIANT_STYLE[v][1], marker=VARIANT_STYLE[v][2], ms=3.5) for v in variants]
     labels = [VARIANT_STYLE[v][0] for v in variants]

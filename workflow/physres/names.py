@@ -41,4 +41,11 @@ PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}
 #: cross-task reuse: which digital parts are re-tuned against the target task's RON (the robots,
 #: theta_rob, never are): none, the feedforward controller, or both controllers and the map
 TUNINGS = ["none", "ff", "ff_fb_map"]
+# the robustness study's perturbations (ours): the robots' parameters, and noise in the rollout
+NOISE_KINDS = ("sensor", "actuation")
+PERTURBATION_LABEL = {
+    "mismatch": "parameter mismatch",
+    "sensor": "sensor noise",
+    "actuation": "actuation noise",
+}
 TUNING_LABEL = {"none": "None", "ff": "FF only", "ff_fb_map": "FF + FB + map"}

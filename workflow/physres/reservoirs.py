@@ -19,7 +19,7 @@ from physres.names import TUNED
 from physres.physical import init_unoptimized_reservoir, stack_models, with_gain
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
-from physres.simulate import Interpolation, in_precision, stacked_rollout
+from physres.simulate import Interpolation, RolloutNoise, in_precision, stacked_rollout
 from physres.specs import UNOPTIMIZED_FIELDS
 
 
@@ -38,10 +38,13 @@ class PhysicalEnsemble:
         failed: list[bool] | None = None,
         precision: str = "float64",
         interpolation: Interpolation = "linear",
+        noise: RolloutNoise | None = None,
     ):
         self.seeds, self.stacked = list(seeds), in_precision(stack_models(reservoirs), precision)
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
         self.interpolation = interpolation
+        # sensor and actuation noise, one RolloutNoise per reservoir stacked likewise (None: none)
+        self.noise = None if noise is None else in_precision(noise, precision)
         # starts whose pretraining failed: simulated with the others (one program), reported as
         # non-finite, so every later stage counts them as diverged
         self.failed = np.zeros(len(self.seeds), bool) if failed is None else np.asarray(failed, bool)
@@ -55,6 +58,7 @@ class PhysicalEnsemble:
             keep=keep,
             divergence_bound=self.divergence_bound,
             interpolation=self.interpolation,
+            noise=self.noise,
         )
         y_hat = eqx.filter_vmap(lambda reservoir, Q_s: reservoir.readout_coordinates(Q_s))(self.stacked, Q)
         y_hat, peak = np.array(y_hat), np.array(peak)

@@ -55,18 +55,50 @@ def n_substeps(reference_dt: float, sim_dt: float) -> int:
 
 def vector_field(t, state, args):
     """(Q', Q'') of a batch of states (Q, Q'), each (batch, ny), with args = (reservoir, its
-    built robots, T_ff of the held input): one explicit-Euler substep's arithmetic."""
-    reservoir, dynamics, T_ff = args
+    built robots, T_ff of the held input[, perturbation]): one explicit-Euler substep's
+    arithmetic. A perturbation (dQ, dQ', gain), each (batch, ny), is the sensor and actuation
+    noise of the interval (see RolloutNoise): the feedback controller reads Q + dQ and Q' + dQ',
+    the robots receive gain * T."""
+    reservoir, dynamics, T_ff = args[:3]
     Q, Qdot = state  # (batch, ny) each
-    T = jax.vmap(reservoir.feedback_torque)(Q, Qdot) + T_ff
+    if len(args) == 3:  # no noise: the nominal arithmetic, untouched
+        T = jax.vmap(reservoir.feedback_torque)(Q, Qdot) + T_ff
+    else:
+        dQ, dQdot, gain = args[3]
+        T = (jax.vmap(reservoir.feedback_torque)(Q + dQ, Qdot + dQdot) + T_ff) * gain
     return Qdot, dynamics.accelerations(Q, Qdot, T)
 
 
 def interpolated_vector_field(t, state, args):
     """``vector_field`` with the input read at time t from a path (a diffrax.LinearInterpolation
     of u, (batch, nu) at each end) and its feedforward term T_ff(u(t)) computed at every substep."""
-    reservoir, dynamics, u_path = args
-    return vector_field(t, state, (reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_path.evaluate(t))))
+    reservoir, dynamics, u_path = args[:3]
+    T_ff = jax.vmap(reservoir.feedforward_torque)(u_path.evaluate(t))
+    return vector_field(t, state, (reservoir, dynamics, T_ff, *args[3:]))
+
+
+class RolloutNoise(eqx.Module):
+    """Sensor and actuation noise of one reservoir's rollout (issue 29, ours), drawn afresh for
+    every input interval from ``key`` and the interval's index (the sensors read and the
+    actuators set at the input rate, the noise held in between): the feedback controller sees
+    Q + q_std z_1 and Q' + qdot_std z_2, the robots receive T (1 + torque_sigma z_3), and the
+    readout sees Q + q_std z_4 at each saved sample; the z_i i.i.d. N(0, 1) per sequence and
+    coordinate. Stacked along a leading axis like the reservoirs for a stacked rollout.
+
+    key: a PRNG key (2,) uint32; q_std, qdot_std: (ny,); torque_sigma: ()."""
+
+    key: jax.Array
+    q_std: Float[Array, " ny"]
+    qdot_std: Float[Array, " ny"]
+    torque_sigma: Float[Array, ""]
+
+    def draw(self, k, batch: int, dtype):
+        """Interval k's perturbation (dQ, dQ', gain) and the readout's dQ, each (batch, ny)."""
+        keys = jax.random.split(jax.random.fold_in(self.key, k), 4)
+        shape = (batch, self.q_std.shape[-1])
+        z = [jax.random.normal(key, shape, dtype) for key in keys]
+        perturbation = (self.q_std * z[0], self.qdot_std * z[1], 1.0 + self.torque_sigma * z[2])
+        return perturbation, self.q_std * z[3]
 
 
 def _euler_solve(field, state, args, reference_dt, steps):
@@ -90,21 +122,25 @@ def _euler_solve(field, state, args, reference_dt, steps):
     return jax.tree_util.tree_map(lambda x: x[-1], solution.ys)
 
 
-def held_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_k, reference_dt, steps):
+def held_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_k, reference_dt, steps, perturbation=()):
     """Advance the batch of states (Q, Q'), each (batch, ny), over one input sample u_k (batch,
-    nu) held for reference_dt, with ``steps`` Euler steps."""
-    args = (reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k))
+    nu) held for reference_dt, with ``steps`` Euler steps (``perturbation``: () or a 1-tuple of
+    vector_field's)."""
+    args = (reservoir, dynamics, jax.vmap(reservoir.feedforward_torque)(u_k), *perturbation)
     return _euler_solve(vector_field, state, args, reference_dt, steps)
 
 
-def interpolated_input_step(reservoir: AbstractPhysicalReservoir, dynamics, state, u_from, u_to, reference_dt, steps):
+def interpolated_input_step(
+    reservoir: AbstractPhysicalReservoir, dynamics, state, u_from, u_to, reference_dt, steps, perturbation=()
+):
     """Advance the batch of states (Q, Q'), each (batch, ny), over one interval of reference_dt in
     which the input moves linearly from u_from to u_to (each (batch, nu)), with ``steps`` Euler
-    steps."""
+    steps (``perturbation``: as held_input_step's)."""
     u_path = diffrax.LinearInterpolation(
         ts=jnp.stack([jnp.zeros_like(reference_dt), reference_dt]), ys=jnp.stack([u_from, u_to])
     )
-    return _euler_solve(interpolated_vector_field, state, (reservoir, dynamics, u_path), reference_dt, steps)
+    args = (reservoir, dynamics, u_path, *perturbation)
+    return _euler_solve(interpolated_vector_field, state, args, reference_dt, steps)
 
 
 def _peak(state):
@@ -114,11 +150,21 @@ def _peak(state):
     return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf), axis=-1)
 
 
-def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound, interpolation: Interpolation):
+def _rollout(
+    reservoir,
+    u,
+    reference_dt,
+    steps,
+    keep: Keep,
+    bound,
+    interpolation: Interpolation,
+    noise: RolloutNoise | None = None,
+):
     """Q (batch, time, ny) or (batch, ny) and the peak (batch,) of one reservoir (unjitted core).
 
     The sequences advance together: every Euler substep is one batched evaluation of the
-    controllers and the robot dynamics over all sequences.
+    controllers and the robot dynamics over all sequences. With ``noise`` the Q returned are the
+    readout's noisy measurements of the states (the peak stays the true states').
     """
     dynamics = reservoir.robots.build()  # constant over the rollout: build once, not per substep
     Q0 = reservoir.initial_Q()
@@ -126,17 +172,22 @@ def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound, interpolation
     u, reference_dt = u.astype(Q0.dtype), reference_dt.astype(Q0.dtype)
     batch = u.shape[0]
 
-    def step(carry, u_interval):
-        state, peak = carry
+    def step(carry, interval):
+        (state, peak), (k, u_interval) = carry, interval
+        perturbation, measured = ((), None) if noise is None else noise.draw(k, batch, Q0.dtype)
+        perturbation = () if noise is None else (perturbation,)
         if interpolation == "held":
-            state = held_input_step(reservoir, dynamics, state, u_interval, reference_dt, steps)
+            state = held_input_step(reservoir, dynamics, state, u_interval, reference_dt, steps, perturbation)
         else:
-            state = interpolated_input_step(reservoir, dynamics, state, *u_interval, reference_dt, steps)
+            state = interpolated_input_step(reservoir, dynamics, state, *u_interval, reference_dt, steps, perturbation)
         peak = jnp.maximum(peak, _peak(state))
         # past the bound the run is diverged: continue on NaN, which is cheap, rather than on
         # huge strains whose sin/cos cost ~10x more per substep and tell nothing
         state = jax.tree_util.tree_map(lambda x: jnp.where((peak <= bound)[:, None], x, jnp.nan), state)
-        return (state, peak), (state[0] if keep == "all" else None)
+        seen = state[0] if measured is None else state[0] + measured
+        # the nominal final state is the carry's; a noisy run's last measurement is kept apart
+        last = seen if (keep == "final" and noise is not None) else None
+        return (state, peak), (seen if keep == "all" else None, last)
 
     Q0 = jnp.broadcast_to(Q0, (batch,) + Q0.shape)
     start = ((Q0, jnp.zeros_like(Q0)), jnp.zeros(batch, Q0.dtype))
@@ -144,9 +195,10 @@ def _rollout(reservoir, u, reference_dt, steps, keep: Keep, bound, interpolation
     # held: one interval per sample, state k after it; linear: one interval between each pair of
     # samples, state k at sample k's time, state 0 the initial one
     intervals = u if interpolation == "held" else (u[:-1], u[1:])
-    (final, peak), Qs = jax.lax.scan(step, start, intervals)
+    n_intervals = u.shape[0] - (0 if interpolation == "held" else 1)
+    (final, peak), (Qs, finals) = jax.lax.scan(step, start, (jnp.arange(n_intervals), intervals))
     if keep == "final":
-        return final[0], peak
+        return (final[0] if noise is None else finals[-1]), peak
     if interpolation == "linear":
         Qs = jnp.concatenate([Q0[None], Qs])
     return jnp.swapaxes(Qs, 0, 1), peak
@@ -157,6 +209,10 @@ _single_rollout = eqx.filter_jit(_rollout)
 # are traced and compiled once
 _stacked_rollout = eqx.filter_jit(
     eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None, None))
+)
+# the same with a RolloutNoise per reservoir (stacked like them)
+_stacked_noisy_rollout = eqx.filter_jit(
+    eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None, None, eqx.if_array(0)))
 )
 
 
@@ -204,12 +260,16 @@ def stacked_rollout(
     keep: Keep = "all",
     divergence_bound: float = float("inf"),
     interpolation: Interpolation = "linear",
+    noise: RolloutNoise | None = None,
 ):
     """``physical_rollout`` of S reservoirs stacked along a leading axis (see
     ``physres.physical.stack_models``) on the same inputs, in one compiled program: Q of shape
-    (S, batch, time, ny) or (S, batch, ny) and the peak (S, batch)."""
+    (S, batch, time, ny) or (S, batch, ny) and the peak (S, batch). ``noise``: a RolloutNoise
+    per reservoir, stacked likewise (None: the nominal rollout)."""
     arguments = _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation)
-    return _stacked_rollout(reservoirs, *arguments)
+    if noise is None:
+        return _stacked_rollout(reservoirs, *arguments)
+    return _stacked_noisy_rollout(reservoirs, *arguments, noise)
 
 
 def diverged(peak, bound: float) -> bool:

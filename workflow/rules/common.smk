@@ -14,7 +14,7 @@ from physres.config import (
     ron_config,
 )
 from physres.names import MODES as MODE_NAMES
-from physres.names import PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNED, TUNINGS, VARIANTS
+from physres.names import NOISE_KINDS, PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNED, TUNINGS, VARIANTS
 from physres.specs import architecture_spec, cross_task_schedule_spec, schedule_spec, simulation_spec
 
 SCHEMA = "../schemas/config.schema.yaml"
@@ -90,6 +90,8 @@ ROBUSTNESS_CELLS = [
     if task in TASKS
     for ny in sorted(set(ROBUSTNESS["dimensions"] or [min(DIMS), max(DIMS)]) & set(DIMS))
 ]
+# sensor and actuation noise (ours): in the same cells, when a noise grid has a sigma above 0
+ROBUSTNESS_NOISE = any(sigma > 0 for kind in ("sensor", "actuation") for sigma in ROBUSTNESS[f"{kind}_sigmas"])
 # reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
 DIAGNOSTICS = config["supplementary"]["diagnostics"]
 DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]
@@ -159,6 +161,9 @@ def all_targets():
     if ROBUSTNESS_CELLS:
         targets += [results_path(f"tables/robustness.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/robustness_mismatch.{ext}") for ext in ("pdf", "png")]
+    if ROBUSTNESS_CELLS and ROBUSTNESS_NOISE:
+        targets += [results_path(f"tables/robustness_noise.{ext}") for ext in ("csv", "md", "tex")]
+        targets += [results_path(f"figures/robustness_{kind}.{ext}") for kind in NOISE_KINDS for ext in ("pdf", "png")]
     if DIAGNOSTICS_TASKS:
         targets += [results_path(f"tables/diagnostics.{ext}") for ext in ("csv", "md", "tex")]
         targets += [results_path(f"figures/memory_capacity.{ext}") for ext in ("pdf", "png")]

@@ -52,8 +52,8 @@ rule robustness_table:
         ),
         md=results_path("tables/robustness.md"),
         tex=results_path("tables/robustness.tex"),
-        pdf=results_path("figures/robustness_mismatch.pdf"),
-        png=report(
+        mismatch_pdf=results_path("figures/robustness_mismatch.pdf"),
+        mismatch_png=report(
             results_path("figures/robustness_mismatch.png"),
             caption="../report/robustness_mismatch.rst",
             category="Beyond the paper",
@@ -67,5 +67,88 @@ rule robustness_table:
     threads: 1
     resources:
         **resources_for("robustness_table"),
+    params:
+        rule="robustness",
+        perturbations=["mismatch"],
+    script:
+        "../scripts/robustness_table.py"
+
+
+rule robustness_noise:
+    input:
+        data=results_path("data/{task}.h5"),
+        reservoirs=reservoir_files,
+        sidecars=sidecar_files,
+    output:
+        json=results_path("supplementary/robustness_noise/{task}/ny{ny}/{variant}.json"),
+    log:
+        log_path("robustness_noise", "{task}_ny{ny}_{variant}"),
+    benchmark:
+        benchmark_path("robustness_noise/{task}_ny{ny}_{variant}.tsv")
+    wildcard_constraints:
+        variant="|".join(ROBUSTNESS["variants"]),
+    conda:
+        "../../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("robustness_noise"),
+    params:
+        robustness=ROBUSTNESS,
+        seeds=PRETRAIN_SEEDS,
+        architecture=unoptimized_architecture,
+        unoptimized=unoptimized_encoding,
+        simulation=simulation_params,
+        chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        washout=lambda wc: task_param(wc.task, "washout", 0),
+        readout=lambda wc: readout_params(wc.task),
+        x64=config["numerics"]["x64"],
+    script:
+        "../scripts/robustness_noise.py"
+
+
+rule robustness_noise_table:
+    input:
+        runs=[
+            results_path(f"supplementary/robustness_noise/{task}/ny{ny}/{variant}.json")
+            for task, ny in ROBUSTNESS_CELLS
+            for variant in ROBUSTNESS["variants"]
+        ],
+    output:
+        csv=results_path("tables/robustness_noise.csv"),
+        html=report(
+            results_path("tables/robustness_noise.html"),
+            caption="../report/robustness_noise.rst",
+            category="Beyond the paper",
+            subcategory="Robustness of a built reservoir",
+            labels={"table": "Sensor and actuation noise"},
+        ),
+        md=results_path("tables/robustness_noise.md"),
+        tex=results_path("tables/robustness_noise.tex"),
+        sensor_pdf=results_path("figures/robustness_sensor.pdf"),
+        sensor_png=report(
+            results_path("figures/robustness_sensor.png"),
+            caption="../report/robustness_noise_figure.rst",
+            category="Beyond the paper",
+            subcategory="Robustness of a built reservoir",
+            labels={"figure": "Score against sensor noise"},
+        ),
+        actuation_pdf=results_path("figures/robustness_actuation.pdf"),
+        actuation_png=report(
+            results_path("figures/robustness_actuation.png"),
+            caption="../report/robustness_noise_figure.rst",
+            category="Beyond the paper",
+            subcategory="Robustness of a built reservoir",
+            labels={"figure": "Score against actuation noise"},
+        ),
+    log:
+        log_path("robustness_noise_table"),
+    conda:
+        "../../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("robustness_noise_table"),
+    params:
+        rule="robustness_noise",
+        perturbations=list(NOISE_KINDS),
     script:
         "../scripts/robustness_table.py"

@@ -8,9 +8,8 @@ from physres.batching import split_activations
 from physres.data import read_task
 from physres.io import write_json
 from physres.jobs import start_job
-from physres.readout import score_activations
 from physres.reservoirs import PhysicalEnsemble, physical_reservoirs
-from physres.robustness import mismatch_z, mismatched, subsampled
+from physres.robustness import mismatch_z, mismatched, scored_runs, subsampled
 
 log = start_job(snakemake)
 wc, p = snakemake.wildcards, snakemake.params
@@ -43,25 +42,7 @@ perturbed = (
     else {"train": (None, None), "test": (None, None)}  # sigma = 0 only
 )
 
-runs = []
-(train, train_peak), (test, test_peak) = nominal["train"], nominal["test"]
-for i, seed in enumerate(p.seeds):
-    peaks = [] if test_peak is None else [train_peak[i], test_peak[i]]
-    score = score_activations(task, train[i], test[i], peaks, **p.readout).as_dict()
-    runs.append({"seed": seed, "sigma": 0.0, "draw": 0, "nominal": score, "refit": score})
-(built_train, train_peak), (built_test, test_peak) = perturbed["train"], perturbed["test"]
-for m, (sigma, draw, i) in enumerate(grid):
-    peaks = [] if test_peak is None else [train_peak[m], test_peak[m]]
-    runs.append(
-        {
-            "seed": p.seeds[i],
-            "sigma": sigma,
-            "draw": draw,
-            # the readout fitted on the nominal robots' training states, applied to the built ones'
-            "nominal": score_activations(task, train[i], built_test[m], peaks, **p.readout).as_dict(),
-            "refit": score_activations(task, built_train[m], built_test[m], peaks, **p.readout).as_dict(),
-        }
-    )
+runs = scored_runs(task, nominal, perturbed, grid, p.seeds, p.readout)
 for sigma in [0.0, *sigmas]:
     values = [run["nominal"]["value"] for run in runs if run["sigma"] == sigma]
     ok = [v for v in values if v is not None]

@@ -1,7 +1,8 @@
-"""The robustness study's table (ours, not the paper's): score against the relative parameter
-mismatch sigma per (task, ny, variant) and readout protocol, mean and std over seeds and draws
-of the runs that did not diverge (their count marked), and per cell the sigma at which the
-pretrained reservoir has lost half of its advantage over the unoptimized one."""
+"""The robustness study's tables (ours, not the paper's): score against the relative size sigma of
+a perturbation (parameter mismatch, sensor noise, actuation noise) per (task, ny, variant) and
+readout protocol, mean and std over seeds and draws of the runs that did not diverge (their
+count marked), and per cell the sigma at which the pretrained reservoir has lost half of its
+advantage over the unoptimized one."""
 
 from __future__ import annotations
 
@@ -10,11 +11,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from physres.names import PHYSICAL_VARIANTS, TASK_LABEL, TASK_ORDER, VARIANT_LABEL
+from physres.names import PERTURBATION_LABEL, PHYSICAL_VARIANTS, TASK_LABEL, TASK_ORDER, VARIANT_LABEL
 from physres.stats import HIGHER_IS_BETTER
 from physres.tables.common import aggregate, mean_std, write_table
 
 PROTOCOLS = {"nominal": "nominal readout", "refit": "readout refitted"}
+PERTURBATION_CAPTION = {
+    "mismatch": "parameter mismatch (every entry of theta_rob multiplied by 1 + sigma z, z ~ N(0, 1))",
+    "sensor": "sensor noise (the feedback controller and the readout read Q and Q' with noise of std "
+    "sigma times each coordinate's RMS in a nominal rollout, drawn per input interval)",
+    "actuation": "actuation noise (the robots receive T (1 + sigma z), z drawn per input interval)",
+}
 
 
 def half_advantage_sigma(
@@ -38,12 +45,14 @@ def half_advantage_sigma(
 
 
 def robustness_scores(records: list[dict]) -> pd.DataFrame:
-    """One row per (task, ny, variant, sigma, protocol, seed, draw): metric, value, diverged."""
+    """One row per (task, ny, variant, perturbation, sigma, protocol, seed, draw): metric, value,
+    diverged. A run without a perturbation entry is a parameter mismatch run."""
     rows = [
         {
             "task": record["task"],
             "ny": int(record["ny"]),
             "variant": record["variant"],
+            "perturbation": run.get("perturbation", "mismatch"),
             "sigma": float(run["sigma"]),
             "protocol": protocol,
             "seed": int(run["seed"]),
@@ -60,12 +69,13 @@ def robustness_scores(records: list[dict]) -> pd.DataFrame:
 
 
 def robustness_table(records: list[dict]) -> pd.DataFrame:
-    """mean, std, n_seeds (runs) and n_diverged per (task, ny, variant, protocol, sigma)."""
-    table = aggregate(robustness_scores(records), ["task", "ny", "variant", "protocol", "sigma"])
+    """mean, std, n_seeds (runs) and n_diverged per (task, ny, variant, perturbation, protocol, sigma)."""
+    table = aggregate(robustness_scores(records), ["task", "ny", "variant", "perturbation", "protocol", "sigma"])
     keys = pd.DataFrame(
         {
             "task": table["task"].map({t: i for i, t in enumerate(TASK_ORDER)}),
             "ny": table["ny"],
+            "perturbation": table["perturbation"].map({k: i for i, k in enumerate(PERTURBATION_LABEL)}),
             "variant": table["variant"].map({v: i for i, v in enumerate(PHYSICAL_VARIANTS)}),
             "protocol": table["protocol"].map({p: i for i, p in enumerate(PROTOCOLS)}),
             "sigma": table["sigma"],
@@ -75,10 +85,12 @@ def robustness_table(records: list[dict]) -> pd.DataFrame:
 
 
 def half_advantage(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (task, ny, protocol): the sigma at which the pretrained reservoir's mean score has lost
-    half of its advantage over the nominal unoptimized one (NaN: no advantage; inf: not on the grid)."""
+    """Per (task, ny, perturbation, protocol): the sigma at which the pretrained reservoir's mean
+    score has lost half of its advantage over the nominal unoptimized one (NaN: no advantage; inf:
+    not on the grid)."""
     rows = []
-    for (task, ny, protocol), cell in table.groupby(["task", "ny", "protocol"], sort=False):
+    groups = ["task", "ny", "perturbation", "protocol"]
+    for (task, ny, perturbation, protocol), cell in table.groupby(groups, sort=False):
         pretrained = cell[cell["variant"] == "pretrained"].sort_values("sigma")
         baseline = cell[(cell["variant"] == "unoptimized") & (cell["sigma"] == 0.0)]
         if pretrained.empty or baseline.empty or pretrained["sigma"].iloc[0] != 0.0:
@@ -90,11 +102,20 @@ def half_advantage(table: pd.DataFrame) -> pd.DataFrame:
             float(baseline["mean"].iloc[0]),
             HIGHER_IS_BETTER[metric],
         )
-        rows.append({"task": task, "ny": ny, "protocol": protocol, "metric": metric, "half_advantage_sigma": sigma})
-    return pd.DataFrame(rows, columns=["task", "ny", "protocol", "metric", "half_advantage_sigma"])
+        rows.append(
+            {
+                **dict(zip(groups, (task, ny, perturbation, protocol))),
+                "metric": metric,
+                "unoptimized_mean": float(baseline["mean"].iloc[0]),
+                "half_advantage_sigma": sigma,
+            }
+        )
+    return pd.DataFrame(rows, columns=[*groups, "metric", "unoptimized_mean", "half_advantage_sigma"])
 
 
-def sigma_text(sigma: float) -> str:
+def sigma_text(sigma: float, unoptimized_mean: float = 0.0) -> str:
+    if not np.isfinite(unoptimized_mean):  # every nominal unoptimized run diverged: no baseline score
+        return "unoptimized diverged"
     if np.isnan(sigma):
         return "no advantage at sigma = 0"
     return "beyond the grid" if np.isinf(sigma) else f"{100 * sigma:.1f} %"
@@ -104,30 +125,36 @@ def render_robustness(table: pd.DataFrame, halves: pd.DataFrame, stem: str | Pat
     """Rows (task, ny, variant, protocol), one column per sigma; the half-advantage sigma of the
     pretrained rows in a last column."""
     sigmas = sorted(table["sigma"].unique())
-    half = {(r.task, r.ny, r.protocol): r.half_advantage_sigma for r in halves.itertuples()}
+    half = {
+        (r.task, r.ny, r.perturbation, r.protocol): sigma_text(r.half_advantage_sigma, r.unoptimized_mean)
+        for r in halves.itertuples()
+    }
+    groups = ["task", "ny", "perturbation", "variant", "protocol"]
 
     def rows(style):
         out = []
-        for (task, ny, variant, protocol), group in table.groupby(["task", "ny", "variant", "protocol"], sort=False):
+        for (task, ny, perturbation, variant, protocol), group in table.groupby(groups, sort=False):
             by_sigma = {row["sigma"]: row for _, row in group.iterrows()}
+            key = (task, ny, perturbation, protocol)
             entry = {
                 "Task": TASK_LABEL[task],
                 "ny": ny,
+                "Perturbation": PERTURBATION_LABEL[perturbation],
                 "Variant": VARIANT_LABEL[variant],
                 "Readout": PROTOCOLS[protocol],
                 **{f"sigma {100 * s:g} %": mean_std(by_sigma[s], style) if s in by_sigma else "--" for s in sigmas},
-                "half advantage at": sigma_text(half[(task, ny, protocol)])
-                if variant == "pretrained" and (task, ny, protocol) in half
-                else "",
+                "half advantage at": half[key] if variant == "pretrained" and key in half else "",
             }
             out.append(entry)
         return pd.DataFrame(out)
 
+    present = [kind for kind in PERTURBATION_LABEL if kind in set(table["perturbation"])]
     caption = (
-        "Robustness to parameter mismatch (ours, not the paper's): every entry of theta_rob multiplied by "
-        "(1 + sigma z), z ~ N(0, 1), controllers and map as trained; the task's score with the readout "
-        "trained on the nominal robots (deployment without recalibration) and refitted on the perturbed "
-        "ones; mean ± std over seeds and draws, * per diverged run. Last column: the sigma at which the "
+        "Robustness (ours, not the paper's) to "
+        + "; ".join(PERTURBATION_CAPTION[kind] for kind in present)
+        + ". Controllers and map as trained on the nominal robots; the task's score with the readout "
+        "trained on the nominal reservoir (deployment without recalibration) and refitted on the perturbed "
+        "one; mean ± std over seeds and draws, * per diverged run. Last column: the sigma at which the "
         "pretrained reservoir's mean has lost half of its advantage over the nominal unoptimized one."
     )
     write_table(table, rows("plain"), rows("latex"), stem, caption)
