@@ -1,6 +1,7 @@
 """Compare two result trees file by file, for restructuring commits that must change no number:
 HDF5 files dataset by dataset (bitwise, NaNs equal), JSON files value by value without the keys
-that hold wall-clock seconds, dates or the commit, every other file byte for byte. Prints the
+that hold wall-clock seconds, dates or the commit, checkpoints' leaves byte for byte and their
+header as JSON, every other file byte for byte. Prints the
 files that differ or exist on one side only, then a count; exit status 1 if any differ.
 
     python tools/compare_trees.py before/results/smoke after/results/smoke
@@ -55,6 +56,9 @@ def same_file(a: Path, b: Path) -> bool:
         return items_a.keys() == items_b.keys() and all(same_array(items_a[k], items_b[k]) for k in items_a)
     if a.suffix == ".json":
         return strip_volatile(json.loads(a.read_text())) == strip_volatile(json.loads(b.read_text()))
+    if a.suffix == ".eqx":  # a checkpoint: a JSON header line (with the commit), then the leaves
+        (header_a, leaves_a), (header_b, leaves_b) = (path.read_bytes().split(b"\n", 1) for path in (a, b))
+        return leaves_a == leaves_b and strip_volatile(json.loads(header_a)) == strip_volatile(json.loads(header_b))
     return a.read_bytes() == b.read_bytes()
 
 
