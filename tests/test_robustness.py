@@ -181,3 +181,37 @@ def test_a_diverged_baseline_is_named_not_called_no_advantage(tmp_path):
     render_robustness(table, half_advantage(table), tmp_path / "robustness")
     md = (tmp_path / "robustness.md").read_text()
     assert "unoptimized diverged" in md and "no advantage" not in md
+
+
+def test_the_ron_under_the_same_noise():
+    """The RON's curve: zero noise is its nominal rollout (to rounding; the study's sigma = 0 runs
+    are the nominal rollout itself); sensor noise on a RON
+    whose coupling W is zero only adds the readout's measurement noise; the forcing's gain
+    (actuation) changes the states themselves."""
+    from physres.robustness import rollout_noise
+    from physres.ron import init_ron, ron_rollout
+
+    jax.config.update("jax_enable_x64", True)
+    ron = init_ron(
+        seed=0,
+        ny=6,
+        nu=1,
+        dt=0.05,
+        spectral_radius_target=0.9,
+        input_scaling=1.0,
+        gamma_range=(1, 2),
+        epsilon_range=(1, 2),
+    )
+    u = jax.numpy.asarray(np.random.default_rng(0).uniform(-1, 1, size=(3, 30, 1)))
+    scale = np.full(6, 0.1)
+    noise = lambda kind, sigma: rollout_noise(0, kind, "adiac", 6, 0, 0, sigma, scale, scale)  # noqa: E731
+    nominal = np.asarray(ron_rollout(ron, u, keep="all"))
+    for kind in ("sensor", "actuation"):  # to rounding: XLA fuses the noisy step's matmul differently
+        zero = np.asarray(ron_rollout(ron, u, keep="all", noise=noise(kind, 0.0)))
+        np.testing.assert_allclose(zero, nominal, rtol=1e-13, atol=1e-16)
+    uncoupled = ron.__class__(ron.W * 0, ron.V, ron.b, ron.gamma, ron.epsilon, dt=ron.dt)
+    quiet = np.asarray(ron_rollout(uncoupled, u, keep="all"))
+    z = (np.asarray(ron_rollout(uncoupled, u, keep="all", noise=noise("sensor", 0.5))) - quiet) / (0.5 * scale)
+    assert abs(z.mean()) < 0.15 and abs(z.std() - 1) < 0.1  # 3 x 30 x 6 draws
+    final = np.asarray(ron_rollout(ron, u, keep="final", noise=noise("actuation", 0.5)))
+    assert not np.allclose(final, nominal[:, -1], rtol=1e-6, atol=0)

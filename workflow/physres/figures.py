@@ -67,6 +67,8 @@ VARIANT_STYLE = {  # label, colour (Okabe-Ito), marker: told apart without colou
     TUNED: ("Unoptimized, gain tuned (ours)", "#56B4E9", "^"),
 }
 METRIC_LABEL = {"accuracy": "accuracy (%) ↑", "nrmse": "NRMSE ↓"}
+# the robustness figures add the digital reference (its noise curve) in grey
+ROBUSTNESS_STYLE = {"ron": ("Digital RON", "0.45", "D")} | VARIANT_STYLE
 
 
 def scalability_figure(table, task_labels: dict[str, str]):
@@ -241,7 +243,7 @@ def robustness_figure(table, task_labels: dict[str, str], perturbation: str = "p
             ax = axes[row][col]
             cell = table[(table["task"] == task) & (table["ny"] == ny)]
             for (variant, protocol), curve in cell.groupby(["variant", "protocol"], sort=False):
-                label, color, marker = VARIANT_STYLE[variant]
+                label, color, marker = ROBUSTNESS_STYLE[variant]
                 curve = curve.sort_values("sigma")
                 x, y = 100 * curve["sigma"].to_numpy(float), curve["mean"].to_numpy(float)
                 ls = "-" if protocol == "nominal" else "--"
@@ -264,9 +266,11 @@ def robustness_figure(table, task_labels: dict[str, str], perturbation: str = "p
             ax.set_title(f"{task_labels.get(task, task)}, $n_y$ = {ny}", fontsize=9)
             if row == len(dims) - 1:
                 ax.set_xlabel(f"{perturbation} $\\sigma$ (%)")
-    variants = [v for v in VARIANT_STYLE if v in set(table["variant"])]
-    handles = [plt.Line2D([], [], color=VARIANT_STYLE[v][1], marker=VARIANT_STYLE[v][2], ms=3.5) for v in variants]
-    labels = [VARIANT_STYLE[v][0] for v in variants]
+    variants = [v for v in ROBUSTNESS_STYLE if v in set(table["variant"])]
+    handles = [
+        plt.Line2D([], [], color=ROBUSTNESS_STYLE[v][1], marker=ROBUSTNESS_STYLE[v][2], ms=3.5) for v in variants
+    ]
+    labels = [ROBUSTNESS_STYLE[v][0] for v in variants]
     handles += [plt.Line2D([], [], color="0.3", ls="-"), plt.Line2D([], [], color="0.3", ls="--")]
     labels += ["nominal readout", "readout refitted"]
     fig.legend(

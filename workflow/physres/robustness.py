@@ -1,7 +1,7 @@
 """Does a pretrained reservoir survive being built? (issue 29, ours): parameter mismatch of the
 robots, theta_rob -> theta_rob (1 + sigma z) entry by entry, z ~ N(0, 1), with the controllers and
 the map kept as trained on the nominal robots; and sensor and actuation noise in the rollout
-(physres.simulate.RolloutNoise).
+(physres.noise.RolloutNoise).
 
 The draws z are keyed by (study seed, task, ny, reservoir seed, draw) only, not by sigma or by
 variant: every sigma scales the same z (smooth curves), and the pretrained, partial and
@@ -18,10 +18,10 @@ import numpy as np
 
 from physres.data import Split, TaskData
 from physres.names import NOISE_KINDS
+from physres.noise import RolloutNoise
 from physres.readout import score_activations
 from physres.robot import softplus_inverse
 from physres.seeding import jax_key_for, rng_for
-from physres.simulate import RolloutNoise
 
 
 def mismatch_z(study_seed: int, task: str, ny: int, reservoir_seed: int, draw: int, shape: tuple) -> np.ndarray:

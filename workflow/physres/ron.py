@@ -22,6 +22,7 @@ import numpy as np
 from jaxtyping import Array, Float
 
 from physres.io import InputError, atomic_h5, check_array, read_h5, write_h5_attrs
+from physres.noise import RolloutNoise
 from physres.seeding import rng_for
 
 
@@ -90,10 +91,20 @@ def f_ref(ron: RON, y: Float[Array, " ny"], ydot: Float[Array, " ny"], u: Float[
 
 
 def ron_step(
-    ron: RON, y: Float[Array, "*batch ny"], ydot: Float[Array, "*batch ny"], u: Float[Array, "*batch nu"]
+    ron: RON,
+    y: Float[Array, "*batch ny"],
+    ydot: Float[Array, "*batch ny"],
+    u: Float[Array, "*batch nu"],
+    perturbation: tuple | None = None,
 ) -> tuple[Float[Array, "*batch ny"], Float[Array, "*batch ny"]]:
-    """One IMEX-Euler step of size ron.dt; works on any leading batch shape."""
-    forcing = jnp.tanh(y @ ron.W.T + u @ ron.V.T + ron.b)
+    """One IMEX-Euler step of size ron.dt; works on any leading batch shape. ``perturbation``
+    (dy, dy', gain) is a RolloutNoise's draw: the coupling reads y + dy, the forcing is scaled
+    by gain (dy' unused: the coupling does not read y')."""
+    if perturbation is None:  # the nominal arithmetic, untouched
+        forcing = jnp.tanh(y @ ron.W.T + u @ ron.V.T + ron.b)
+    else:
+        dy, _, gain = perturbation
+        forcing = jnp.tanh((y + dy) @ ron.W.T + u @ ron.V.T + ron.b) * gain
     ydot_next = ydot + ron.dt * (-ron.gamma * y - ron.epsilon * ydot + forcing)
     y_next = y + ron.dt * ydot_next
     return y_next, ydot_next
@@ -104,13 +115,18 @@ RONKeep = Literal["final", "all", "bounds"]
 
 
 @eqx.filter_jit
-def ron_rollout(ron: RON, u: Float[Array, "batch time nu"], keep: RONKeep = "final"):
+def ron_rollout(ron: RON, u: Float[Array, "batch time nu"], keep: RONKeep = "final", noise: RolloutNoise | None = None):
     """Run the RON from rest over input sequences.
 
     keep="final":  y at the last step, shape (batch, ny)
     keep="all":    y at every step, shape (batch, time, ny)
     keep="bounds": elementwise (min, max) over batch and time of y and y', each shape (ny,)
+
+    ``noise`` (keep "final" or "all"): sensor and actuation noise on the RON's coupling, drawn per
+    step (physres.noise.RolloutNoise); the y returned are then the readout's noisy readings.
     """
+    if noise is not None:
+        return _noisy_ron_rollout(ron, u, keep, noise)
     u = u.astype(ron.W.dtype)  # inputs are stored as float32; compute in the RON's precision
     batch = u.shape[0]
     zeros = jnp.zeros((batch, ron.ny), dtype=u.dtype)
@@ -169,17 +185,37 @@ def load_ron(path: str | Path) -> RON:
 
 
 class RONEnsemble:
-    """Digital RONs: each is a few matrix products per step, so they simply run one after another."""
+    """Digital RONs: each is a few matrix products per step, so they simply run one after another
+    (``noises``: a RolloutNoise per RON, or None)."""
 
-    def __init__(self, seeds: list[int], rons: list[RON]):
+    def __init__(self, seeds: list[int], rons: list[RON], noises: list[RolloutNoise] | None = None):
         self.seeds, self.rons = list(seeds), rons
+        self.noises = [None] * len(rons) if noises is None else list(noises)
 
     def _run(self, u, keep):
         u = jnp.asarray(u)  # one transfer for all seeds
-        return np.stack([np.asarray(ron_rollout(ron, u, keep=keep)) for ron in self.rons]), None
+        runs = [ron_rollout(ron, u, keep=keep, noise=noise) for ron, noise in zip(self.rons, self.noises)]
+        return np.stack([np.asarray(y) for y in runs]), None
 
     def final_states(self, u):
         return self._run(u, "final")
 
     def all_states(self, u):
         return self._run(u, "all")
+
+
+def _noisy_ron_rollout(ron: RON, u, keep: RONKeep, noise: RolloutNoise):
+    if keep not in ("final", "all"):
+        raise ValueError(f"keep {keep!r} with noise; allowed: final, all")
+    u = u.astype(ron.W.dtype)
+    batch = u.shape[0]
+    zeros = jnp.zeros((batch, ron.ny), dtype=u.dtype)
+
+    def step(carry, interval):
+        k, u_k = interval
+        perturbation, measured = noise.draw(k, batch, u.dtype)
+        y, ydot = ron_step(ron, *carry, u_k, perturbation)
+        return (y, ydot), y + measured
+
+    _, seen = jax.lax.scan(step, (zeros, zeros), (jnp.arange(u.shape[1]), jnp.swapaxes(u, 0, 1)))
+    return seen[-1] if keep == "final" else jnp.swapaxes(seen, 0, 1)

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 from jaxtyping import Array, Float
 
 from physres.config import whole_substeps
+from physres.noise import RolloutNoise
 from physres.physical import AbstractPhysicalReservoir
 
 Keep = Literal["final", "all"]
@@ -75,30 +76,6 @@ def interpolated_vector_field(t, state, args):
     reservoir, dynamics, u_path = args[:3]
     T_ff = jax.vmap(reservoir.feedforward_torque)(u_path.evaluate(t))
     return vector_field(t, state, (reservoir, dynamics, T_ff, *args[3:]))
-
-
-class RolloutNoise(eqx.Module):
-    """Sensor and actuation noise of one reservoir's rollout (issue 29, ours), drawn afresh for
-    every input interval from ``key`` and the interval's index (the sensors read and the
-    actuators set at the input rate, the noise held in between): the feedback controller sees
-    Q + q_std z_1 and Q' + qdot_std z_2, the robots receive T (1 + torque_sigma z_3), and the
-    readout sees Q + q_std z_4 at each saved sample; the z_i i.i.d. N(0, 1) per sequence and
-    coordinate. Stacked along a leading axis like the reservoirs for a stacked rollout.
-
-    key: a PRNG key (2,) uint32; q_std, qdot_std: (ny,); torque_sigma: ()."""
-
-    key: jax.Array
-    q_std: Float[Array, " ny"]
-    qdot_std: Float[Array, " ny"]
-    torque_sigma: Float[Array, ""]
-
-    def draw(self, k, batch: int, dtype):
-        """Interval k's perturbation (dQ, dQ', gain) and the readout's dQ, each (batch, ny)."""
-        keys = jax.random.split(jax.random.fold_in(self.key, k), 4)
-        shape = (batch, self.q_std.shape[-1])
-        z = [jax.random.normal(key, shape, dtype) for key in keys]
-        perturbation = (self.q_std * z[0], self.qdot_std * z[1], 1.0 + self.torque_sigma * z[2])
-        return perturbation, self.q_std * z[3]
 
 
 def _euler_solve(field, state, args, reference_dt, steps):

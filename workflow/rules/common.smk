@@ -91,7 +91,9 @@ ROBUSTNESS_CELLS = [
     for ny in sorted(set(ROBUSTNESS["dimensions"] or [min(DIMS), max(DIMS)]) & set(DIMS))
 ]
 # sensor and actuation noise (ours): in the same cells, when a noise grid has a sigma above 0
-ROBUSTNESS_NOISE = any(sigma > 0 for kind in ("sensor", "actuation") for sigma in ROBUSTNESS[f"{kind}_sigmas"])
+ROBUSTNESS_NOISE = any(sigma > 0 for kind in NOISE_KINDS for sigma in ROBUSTNESS[f"{kind}_sigmas"])
+# with the RON under the same noise, as the digital reference's curve
+NOISE_VARIANTS = ["ron", *ROBUSTNESS["variants"]]
 # reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
 DIAGNOSTICS = config["supplementary"]["diagnostics"]
 DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]

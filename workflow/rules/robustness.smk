@@ -86,7 +86,7 @@ rule robustness_noise:
     benchmark:
         benchmark_path("robustness_noise/{task}_ny{ny}_{variant}.tsv")
     wildcard_constraints:
-        variant="|".join(ROBUSTNESS["variants"]),
+        variant="|".join(NOISE_VARIANTS),
     conda:
         "../../envs/physres.yaml"
     threads: 1
@@ -95,10 +95,12 @@ rule robustness_noise:
     params:
         robustness=ROBUSTNESS,
         seeds=PRETRAIN_SEEDS,
+        ron_seeds=REF_SEEDS,
         architecture=unoptimized_architecture,
         unoptimized=unoptimized_encoding,
         simulation=simulation_params,
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
+        ron_chunk_size=config["reference"]["chunk_size"],
         washout=lambda wc: task_param(wc.task, "washout", 0),
         readout=lambda wc: readout_params(wc.task),
         x64=config["numerics"]["x64"],
@@ -111,7 +113,7 @@ rule robustness_noise_table:
         runs=[
             results_path(f"supplementary/robustness_noise/{task}/ny{ny}/{variant}.json")
             for task, ny in ROBUSTNESS_CELLS
-            for variant in ROBUSTNESS["variants"]
+            for variant in NOISE_VARIANTS
         ],
     output:
         csv=results_path("tables/robustness_noise.csv"),

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from physres.names import PERTURBATION_LABEL, PHYSICAL_VARIANTS, TASK_LABEL, TASK_ORDER, VARIANT_LABEL
+from physres.names import PERTURBATION_LABEL, TASK_LABEL, TASK_ORDER, VARIANT_LABEL, VARIANTS
 from physres.stats import HIGHER_IS_BETTER
 from physres.tables.common import aggregate, mean_std, write_table
 
@@ -76,7 +76,7 @@ def robustness_table(records: list[dict]) -> pd.DataFrame:
             "task": table["task"].map({t: i for i, t in enumerate(TASK_ORDER)}),
             "ny": table["ny"],
             "perturbation": table["perturbation"].map({k: i for i, k in enumerate(PERTURBATION_LABEL)}),
-            "variant": table["variant"].map({v: i for i, v in enumerate(PHYSICAL_VARIANTS)}),
+            "variant": table["variant"].map({v: i for i, v in enumerate(VARIANTS)}),
             "protocol": table["protocol"].map({p: i for i, p in enumerate(PROTOCOLS)}),
             "sigma": table["sigma"],
         }
