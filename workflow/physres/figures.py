@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 
 from physres import flops  # noqa: E402
 from physres.io import atomic_path  # noqa: E402
-from physres.names import TUNED  # noqa: E402
+from physres.names import ROBUST, TUNED  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9"]  # colour-blind-safe
 plt.rcParams.update(
@@ -68,7 +68,9 @@ VARIANT_STYLE = {  # label, colour (Okabe-Ito), marker: told apart without colou
 }
 METRIC_LABEL = {"accuracy": "accuracy (%) ↑", "nrmse": "NRMSE ↓"}
 # the robustness figures add the digital reference (its noise curve) in grey
-ROBUSTNESS_STYLE = {"ron": ("Digital RON", "0.45", "D")} | VARIANT_STYLE
+ROBUSTNESS_STYLE = (
+    {"ron": ("Digital RON", "0.45", "D")} | VARIANT_STYLE | {ROBUST: ("Pretrained robustly (ours)", "#CC79A7", "P")}
+)
 
 
 def scalability_figure(table, task_labels: dict[str, str]):

@@ -28,12 +28,16 @@ VARIANTS = ["ron", *PHYSICAL_VARIANTS]
 #: a fifth variant, ours (not the paper's): the unoptimized draws with their drive gain tuned on
 #: validation data (config benchmark.unoptimized_tuned); benchmarked for that block's tasks only
 TUNED = "unoptimized_tuned"
+#: robust pretraining (ours, not the paper's): theta_rob perturbed per minibatch while pretraining
+#: (config supplementary.robustness.robust_pretraining); only the robustness study uses it
+ROBUST = "pretrained_robust"
 VARIANT_LABEL = {
     "ron": "Digital RON (target)",
     "unoptimized": "Unoptimized",
     "partial": "Partially pretrained",
     "pretrained": "Pretrained (ours)",
     TUNED: "Unoptimized, gain tuned (ours)",
+    ROBUST: "Pretrained robustly (ours)",
 }
 #: the pretraining mode whose checkpoints a physical variant uses (unoptimized: none)
 PHYSICAL_MODE = {"pretrained": "full", "partial": "rob_fixed"}

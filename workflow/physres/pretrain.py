@@ -71,18 +71,46 @@ def acceleration_rmse(model: PhysicalReservoir, batch: Batch) -> jax.Array:
     return jnp.sqrt(jnp.mean(squared_errors(model, batch)) / batch["y"].shape[-1])
 
 
-def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n_train: int) -> Callable:
-    """One epoch of one start: a scan over shuffled minibatches (the last partial one dropped)."""
+def perturbed_robots(model: PhysicalReservoir, factor: jax.Array) -> PhysicalReservoir:
+    """The model with theta_rob multiplied by ``factor`` (N, n_pcs, 8) entry by entry, written
+    back through softplus' inverse so that the gradient reaches the nominal theta_rob (robust
+    pretraining); a product below theta_min is held just above it."""
+    robots = model.robots
+    minimum = jnp.asarray(robots.minimum, robots.raw.dtype)
+    excess = jnp.maximum(robots.theta() * factor - minimum, 1e-6 * minimum)
+    raw = excess + jnp.log(-jnp.expm1(-excess))  # softplus^-1
+    return eqx.tree_at(lambda m: m.robots.raw, model, raw)
+
+
+def make_epoch(
+    optimizer: optax.GradientTransformation, spec, batch_size: int, n_train: int, robust_sigma: float = 0.0
+) -> Callable:
+    """One epoch of one start: a scan over shuffled minibatches (the last partial one dropped).
+
+    ``robust_sigma`` > 0 (robust pretraining, ours): each minibatch's loss is that of the robots
+    with theta_rob multiplied by 1 + robust_sigma z, z ~ N(0, 1) per entry, drawn afresh per
+    minibatch from the epoch's key, so that the map and controllers learn to work with robots
+    near the nominal ones. 0: the paper's pretraining, its program untouched.
+    """
     steps = n_train // batch_size
 
     def epoch(model, opt_state, key, train: Batch, freeze_robots):
         order = jax.random.permutation(key, n_train)[: steps * batch_size].reshape(steps, batch_size)
         params, static = eqx.partition(model, spec)  # only arrays travel through the scan
 
-        def step(carry, idx):
-            params, opt_state = carry
+        def loss_of(params, batch, index):
+            model = eqx.combine(params, static)
+            if robust_sigma > 0:  # a trace-time branch: the nominal program stays as it was
+                z = jax.random.normal(
+                    jax.random.fold_in(key, index + 1), model.robots.raw.shape, model.robots.raw.dtype
+                )
+                model = perturbed_robots(model, 1.0 + robust_sigma * z)
+            return mse_loss(model, batch)
+
+        def step(carry, scanned):
+            (params, opt_state), (index, idx) = carry, scanned
             batch = jax.tree_util.tree_map(lambda a: a[idx], train)
-            loss, grads = jax.value_and_grad(lambda p: mse_loss(eqx.combine(p, static), batch))(params)
+            loss, grads = jax.value_and_grad(loss_of)(params, batch, index)
             # rob_fixed trains only the map and controllers: theta_rob's gradient must not enter the
             # global norm of the clipping, or it would shrink their steps
             robots_trainable = params.robots.raw is not None  # (a spec may leave them out)
@@ -96,7 +124,7 @@ def make_epoch(optimizer: optax.GradientTransformation, spec, batch_size: int, n
                 )
             return (new, opt_state), loss
 
-        (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), order)
+        (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), (jnp.arange(steps), order))
         return eqx.combine(params, static), opt_state, jnp.mean(losses)
 
     return epoch
@@ -133,10 +161,11 @@ def init_state(models: PhysicalReservoir, optimizer, spec, epochs: int) -> Train
     )
 
 
-def make_train_step(optimizer, spec, schedule: Schedule, n_train: int) -> Callable:
-    """jit(vmap over starts) of one epoch plus validation and best-model bookkeeping."""
+def make_train_step(optimizer, spec, schedule: Schedule, n_train: int, robust_sigma: float = 0.0) -> Callable:
+    """jit(vmap over starts) of one epoch plus validation and best-model bookkeeping (validation
+    on the nominal robots, also in robust pretraining)."""
     epoch_fn = eqx.filter_vmap(
-        make_epoch(optimizer, spec, schedule.batch_size, n_train),
+        make_epoch(optimizer, spec, schedule.batch_size, n_train, robust_sigma),
         in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None, None),
     )
     val_fn = eqx.filter_vmap(mse_loss, in_axes=(eqx.if_array(0), None))
@@ -227,6 +256,7 @@ def pretrain_multistart(
     stop_after: int | None = None,
     fingerprint: str = "",
     spec=None,
+    robust_sigma: float = 0.0,
 ) -> TrainState:
     """Train all starts (stacked ``models``) together; resume from ``resume_path`` if it holds
     a state of the run with this ``fingerprint`` (see run_fingerprint), else start fresh.
@@ -234,6 +264,7 @@ def pretrain_multistart(
     ``stop_after`` ends the run after that many epochs in total (to test resuming). ``spec``, an
     equinox filter spec, trains only the leaves it marks (default ``trainable(models)``; a spec
     without theta_rob leaves the robots out whatever the mode, as cross-task re-tuning does).
+    ``robust_sigma`` > 0: robust pretraining (see make_epoch).
     """
     check_mode(mode)
     spec = trainable(models) if spec is None else spec
@@ -249,7 +280,7 @@ def pretrain_multistart(
         state = resumed
         if log:
             log.info("resumed from %s at epoch %d", resume_path, int(state.epoch))
-    step = make_train_step(optimizer, spec, schedule, n_train)
+    step = make_train_step(optimizer, spec, schedule, n_train, robust_sigma)
     starts = len(state.best_val)
     last = schedule.epochs if stop_after is None else min(schedule.epochs, stop_after)
     bar = tqdm(range(int(state.epoch), last), desc=f"pretrain {mode}", unit="epoch", mininterval=10.0)

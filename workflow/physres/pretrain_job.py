@@ -39,6 +39,7 @@ def pretrain_job(
     log,
     spec=None,
     failed_before: list[bool] | None = None,
+    robust_sigma: float = 0.0,
 ) -> None:
     """Pretrain the stacked ``models`` (S starts, one per seed) and save start i to ``paths[i]``.
 
@@ -53,6 +54,8 @@ def pretrain_job(
     - `spec`: a filter spec of the trainable leaves (None: physres.pretrain.trainable).
     - `failed_before`: per start, whether it had failed before this job (a re-tuned start whose
       source pretraining failed stays failed).
+    - `robust_sigma`: > 0 for robust pretraining (physres.pretrain.make_epoch); it must then be
+      in `definition` too.
     """
     fingerprint = run_fingerprint({**definition, "dataset": dataset_digest(data), "versions": library_versions()})
     state = pretrain_multistart(
@@ -66,6 +69,7 @@ def pretrain_job(
         log=log,
         fingerprint=fingerprint,
         spec=spec,
+        robust_sigma=robust_sigma,
     )
     common = {
         **sidecar,

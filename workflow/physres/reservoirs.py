@@ -15,7 +15,7 @@ import numpy as np
 from physres.batching import Ensemble
 from physres.checkpoint import load_checkpoint, training_failed
 from physres.io import InputError, read_json
-from physres.names import TUNED
+from physres.names import ROBUST, TUNED
 from physres.physical import init_unoptimized_reservoir, stack_models, with_gain
 from physres.ron import RONEnsemble, load_ron
 from physres.seeding import jax_key_for
@@ -116,7 +116,7 @@ def physical_reservoirs(
 ) -> tuple[list, list[bool]]:
     """A physical variant's reservoir per seed (load_ensemble's rules) and whether its training
     failed (only a pretraining start can)."""
-    if variant in ("pretrained", "partial"):
+    if variant in ("pretrained", "partial", ROBUST):
         if len(paths) != len(seeds):
             raise ValueError(f"{variant}: {len(paths)} reservoir files for {len(seeds)} seeds")
         models, sidecars = zip(*map(load_checkpoint, paths))

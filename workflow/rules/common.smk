@@ -14,7 +14,7 @@ from physres.config import (
     ron_config,
 )
 from physres.names import MODES as MODE_NAMES
-from physres.names import NOISE_KINDS, PHYSICAL_MODE, PHYSICAL_VARIANTS, TASK_LABEL, TUNED, TUNINGS, VARIANTS
+from physres.names import NOISE_KINDS, PHYSICAL_MODE, ROBUST, PHYSICAL_VARIANTS, TASK_LABEL, TUNED, TUNINGS, VARIANTS
 from physres.specs import architecture_spec, cross_task_schedule_spec, schedule_spec, simulation_spec
 
 SCHEMA = "../schemas/config.schema.yaml"
@@ -94,6 +94,22 @@ ROBUSTNESS_CELLS = [
 ROBUSTNESS_NOISE = any(sigma > 0 for kind in NOISE_KINDS for sigma in ROBUSTNESS[f"{kind}_sigmas"])
 # with the RON under the same noise, as the digital reference's curve
 NOISE_VARIANTS = ["ron", *ROBUSTNESS["variants"]]
+# robust pretraining (ours): its tasks at the study's smallest ny, in the mismatch study
+ROBUST_CELLS = [
+    (task, ny)
+    for task in ROBUSTNESS["robust_pretraining"]["tasks"]
+    for ny in [min((n for t, n in ROBUSTNESS_CELLS if t == task), default=None)]
+    if ny is not None
+]
+
+
+def mismatch_variants(task, ny):
+    """The variants of a mismatch cell: the block's, and the robust pretraining's in its cells."""
+    return ROBUSTNESS["variants"] + ([ROBUST] if (task, int(ny)) in ROBUST_CELLS else [])
+
+
+def robust_path(path):
+    return results_path(f"supplementary/robust_pretraining/{path}")
 # reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
 DIAGNOSTICS = config["supplementary"]["diagnostics"]
 DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]
@@ -103,7 +119,7 @@ wildcard_constraints:
     task="|".join(TASKS),
     ny=r"\d+",
     seed=r"\d+",
-    variant="|".join(VARIANTS + [TUNED]),
+    variant="|".join(VARIANTS + [TUNED, ROBUST]),
     mode="|".join(MODE_NAMES),
     source="|".join(TASKS),
     tuning="|".join(TUNINGS),
@@ -259,6 +275,8 @@ def reservoir_files(wc):
         return expand(results_path("reference/{task}/ny{ny}/seed{seed}.h5"), task=wc.task, ny=wc.ny, seed=REF_SEEDS)
     if wc.variant == TUNED:
         return [results_path(f"tuning/{wc.task}/ny{wc.ny}.json")]
+    if wc.variant == ROBUST:
+        return expand(robust_path("pretrain/{task}/ny{ny}/seed{seed}.eqx"), task=wc.task, ny=wc.ny, seed=PRETRAIN_SEEDS)
     if wc.variant in PHYSICAL_MODE:
         return expand(
             results_path("pretrain/{task}/ny{ny}/{mode}/seed{seed}.eqx"),

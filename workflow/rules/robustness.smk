@@ -1,5 +1,33 @@
 # Stage 12 (ours, not the paper's): does a pretrained reservoir survive being built? Parameter
-# mismatch of the robots, with the nominal readout kept and with the readout refitted.
+# mismatch of the robots, with the nominal readout kept and with the readout refitted; sensor and
+# actuation noise; and robust pretraining, whose reservoirs join the mismatch study.
+
+
+rule pretrain_robust:
+    input:
+        dataset=results_path("datasets/{task}/ny{ny}.h5"),
+    output:
+        models=expand(robust_path("pretrain/{{task}}/ny{{ny}}/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
+        sidecars=expand(robust_path("pretrain/{{task}}/ny{{ny}}/seed{seed}.json"), seed=PRETRAIN_SEEDS),
+    log:
+        log_path("pretrain_robust", "{task}_ny{ny}"),
+    benchmark:
+        benchmark_path("pretrain_robust/{task}_ny{ny}.tsv")
+    conda:
+        "../../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("pretrain_robust"),
+    params:
+        architecture=architecture,
+        seeds=PRETRAIN_SEEDS,
+        schedule=PRETRAIN_SCHEDULE,
+        robust_sigma=ROBUSTNESS["robust_pretraining"]["sigma"],
+        checkpoint_every=config["pretrain"]["checkpoint_every"],
+        resume=robust_path("pretrain/{task}/ny{ny}/resume.eqx"),
+        x64=config["numerics"]["x64"],
+    script:
+        "../scripts/pretrain.py"
 
 
 rule robustness:
@@ -14,7 +42,7 @@ rule robustness:
     benchmark:
         benchmark_path("robustness/{task}_ny{ny}_{variant}.tsv")
     wildcard_constraints:
-        variant="|".join(ROBUSTNESS["variants"]),
+        variant="|".join(ROBUSTNESS["variants"] + [ROBUST]),
     conda:
         "../../envs/physres.yaml"
     threads: 1
@@ -39,7 +67,7 @@ rule robustness_table:
         runs=[
             results_path(f"supplementary/robustness/{task}/ny{ny}/{variant}.json")
             for task, ny in ROBUSTNESS_CELLS
-            for variant in ROBUSTNESS["variants"]
+            for variant in mismatch_variants(task, ny)
         ],
     output:
         csv=results_path("tables/robustness.csv"),

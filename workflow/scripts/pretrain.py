@@ -14,13 +14,17 @@ wc, p = snakemake.wildcards, snakemake.params
 architecture = Architecture(**p.architecture)
 # the same seed gives the same initial robots, map and controllers in both modes
 models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **architecture.as_params()) for s in p.seeds])
-job = {"task": wc.task, "ny": int(wc.ny), "mode": wc.mode}
+# rule pretrain_robust (ours): robust pretraining, mode full; rule pretrain: the wildcard's mode
+mode = wc.get("mode", "full")
+robust_sigma = p.get("robust_sigma", 0.0)
+robust = {"robust_sigma": robust_sigma} if robust_sigma else {}
+job = {"task": wc.task, "ny": int(wc.ny), "mode": mode, **robust}
 pretrain_job(
     models,
     read_dataset(snakemake.input.dataset),
     Schedule(**p.schedule),
-    wc.mode,
-    label_key(wc.task, wc.ny, wc.mode),
+    mode,
+    label_key(wc.task, wc.ny, mode),
     # everything the run's numbers depend on: a resume file of any other run is set aside
     definition={**job, "seeds": p.seeds, "architecture": p.architecture, "schedule": p.schedule, "x64": p.x64},
     sidecar={**job, "architecture": p.architecture, "schedule": p.schedule},
@@ -29,4 +33,5 @@ pretrain_job(
     resume_path=p.resume,
     checkpoint_every=p.checkpoint_every,
     log=log,
+    robust_sigma=robust_sigma,
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from physres.names import PERTURBATION_LABEL, TASK_LABEL, TASK_ORDER, VARIANT_LABEL, VARIANTS
+from physres.names import PERTURBATION_LABEL, ROBUST, TASK_LABEL, TASK_ORDER, VARIANT_LABEL, VARIANTS
 from physres.stats import HIGHER_IS_BETTER
 from physres.tables.common import aggregate, mean_std, write_table
 
@@ -76,7 +76,7 @@ def robustness_table(records: list[dict]) -> pd.DataFrame:
             "task": table["task"].map({t: i for i, t in enumerate(TASK_ORDER)}),
             "ny": table["ny"],
             "perturbation": table["perturbation"].map({k: i for i, k in enumerate(PERTURBATION_LABEL)}),
-            "variant": table["variant"].map({v: i for i, v in enumerate(VARIANTS)}),
+            "variant": table["variant"].map({v: i for i, v in enumerate([*VARIANTS, ROBUST])}),
             "protocol": table["protocol"].map({p: i for i, p in enumerate(PROTOCOLS)}),
             "sigma": table["sigma"],
         }
@@ -85,32 +85,31 @@ def robustness_table(records: list[dict]) -> pd.DataFrame:
 
 
 def half_advantage(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (task, ny, perturbation, protocol): the sigma at which the pretrained reservoir's mean
-    score has lost half of its advantage over the nominal unoptimized one (NaN: no advantage; inf:
-    not on the grid)."""
+    """Per (task, ny, perturbation, protocol) and pretrained variant (standard or robust
+    pretraining): the sigma at which its mean score has lost half of its advantage over the
+    nominal unoptimized one (NaN: no advantage; inf: not on the grid)."""
     rows = []
     groups = ["task", "ny", "perturbation", "protocol"]
     for (task, ny, perturbation, protocol), cell in table.groupby(groups, sort=False):
-        pretrained = cell[cell["variant"] == "pretrained"].sort_values("sigma")
-        baseline = cell[(cell["variant"] == "unoptimized") & (cell["sigma"] == 0.0)]
-        if pretrained.empty or baseline.empty or pretrained["sigma"].iloc[0] != 0.0:
-            continue
-        metric = pretrained["metric"].iloc[0]
-        sigma = half_advantage_sigma(
-            pretrained["sigma"].to_numpy(float),
-            pretrained["mean"].to_numpy(float),
-            float(baseline["mean"].iloc[0]),
-            HIGHER_IS_BETTER[metric],
-        )
-        rows.append(
-            {
-                **dict(zip(groups, (task, ny, perturbation, protocol))),
-                "metric": metric,
-                "unoptimized_mean": float(baseline["mean"].iloc[0]),
-                "half_advantage_sigma": sigma,
-            }
-        )
-    return pd.DataFrame(rows, columns=[*groups, "metric", "unoptimized_mean", "half_advantage_sigma"])
+        for variant in ("pretrained", ROBUST):
+            row = half_advantage_row(cell, variant)
+            if row is not None:
+                rows.append({**dict(zip(groups, (task, ny, perturbation, protocol))), "variant": variant, **row})
+    return pd.DataFrame(rows, columns=[*groups, "variant", "metric", "unoptimized_mean", "half_advantage_sigma"])
+
+
+def half_advantage_row(cell: pd.DataFrame, variant: str) -> dict | None:
+    """half_advantage's entries of one variant in one cell (None: it has no sigma = 0 point)."""
+    curve = cell[cell["variant"] == variant].sort_values("sigma")
+    baseline = cell[(cell["variant"] == "unoptimized") & (cell["sigma"] == 0.0)]
+    if curve.empty or baseline.empty or curve["sigma"].iloc[0] != 0.0:
+        return None
+    metric = curve["metric"].iloc[0]
+    unoptimized_mean = float(baseline["mean"].iloc[0])
+    sigma = half_advantage_sigma(
+        curve["sigma"].to_numpy(float), curve["mean"].to_numpy(float), unoptimized_mean, HIGHER_IS_BETTER[metric]
+    )
+    return {"metric": metric, "unoptimized_mean": unoptimized_mean, "half_advantage_sigma": sigma}
 
 
 def sigma_text(sigma: float, unoptimized_mean: float = 0.0) -> str:
@@ -126,7 +125,7 @@ def render_robustness(table: pd.DataFrame, halves: pd.DataFrame, stem: str | Pat
     pretrained rows in a last column."""
     sigmas = sorted(table["sigma"].unique())
     half = {
-        (r.task, r.ny, r.perturbation, r.protocol): sigma_text(r.half_advantage_sigma, r.unoptimized_mean)
+        (r.task, r.ny, r.perturbation, r.protocol, r.variant): sigma_text(r.half_advantage_sigma, r.unoptimized_mean)
         for r in halves.itertuples()
     }
     groups = ["task", "ny", "perturbation", "variant", "protocol"]
@@ -135,7 +134,7 @@ def render_robustness(table: pd.DataFrame, halves: pd.DataFrame, stem: str | Pat
         out = []
         for (task, ny, perturbation, variant, protocol), group in table.groupby(groups, sort=False):
             by_sigma = {row["sigma"]: row for _, row in group.iterrows()}
-            key = (task, ny, perturbation, protocol)
+            key = (task, ny, perturbation, protocol, variant)
             entry = {
                 "Task": TASK_LABEL[task],
                 "ny": ny,
@@ -143,7 +142,7 @@ def render_robustness(table: pd.DataFrame, halves: pd.DataFrame, stem: str | Pat
                 "Variant": VARIANT_LABEL[variant],
                 "Readout": PROTOCOLS[protocol],
                 **{f"sigma {100 * s:g} %": mean_std(by_sigma[s], style) if s in by_sigma else "--" for s in sigmas},
-                "half advantage at": half[key] if variant == "pretrained" and key in half else "",
+                "half advantage at": half.get(key, ""),
             }
             out.append(entry)
         return pd.DataFrame(out)
