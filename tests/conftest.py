@@ -27,6 +27,19 @@ def rng():
 os.environ.setdefault("PHYSRES_JAX_CACHE", tempfile.mkdtemp(prefix="physres-job-cache-"))
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_config(*overlays: str) -> dict:
+    """config.yaml with overlays (paths relative to the repository) merged as --configfile does."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
+    return config
+
+
 SMOKE_CONFIG = "workflow/configs/smoke.yaml"
 
 

@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake.utils import update_config
+from conftest import load_config
 
 from physres.config import ConfigError, check_config
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def load(*overlays):
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for overlay in overlays:
-        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
-    return config
 
 
 @pytest.mark.parametrize(
@@ -34,18 +27,18 @@ def load(*overlays):
     ],
 )
 def test_shipped_configs_are_valid(overlays):
-    check_config(load(*overlays))
+    check_config(load_config(*overlays))
 
 
 def test_paper_config_has_all_16_ron_configurations():
-    config = load()
+    config = load_config()
     cells = {(c["task"], c["ny"]) for c in config["reference"]["configs"]}
     assert cells == {(t, n) for t in config["tasks"] for n in config["dimensions"]}
     assert len(config["reference"]["configs"]) == 16
 
 
 def broken(edit):
-    config = copy.deepcopy(load())
+    config = copy.deepcopy(load_config())
     edit(config)
     with pytest.raises(ConfigError) as info:
         check_config(config)
@@ -150,7 +143,7 @@ def test_command_line_lists_of_numbers_are_numbers():
     """`--config 'dimensions=[6, 9]'` hands list items over as strings; the schema says ints."""
     from physres.config import coerce_numbers
 
-    config = load()
+    config = load_config()
     config["dimensions"] = ["6", "9"]
     config["pretrain"]["learning_rate"] = "1e-3"
     config["tasks"] = ["smnist"]
@@ -187,7 +180,7 @@ def test_each_scale_writes_its_own_tree():
 def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
     from physres.config import rollout_chunk_size, rollout_parts, task_sequences
 
-    paper = load()
+    paper = load_config()
     assert task_sequences(paper, "smnist") == 35000 and task_sequences(paper, "adiac") == 781
     assert task_sequences(paper, "mackey_glass") == 2 and task_sequences(paper, "lorenz96") == 256
     # paper: 18 chunks of 2000 sMNIST sequences, 2 a job; 4 chunks of 64 Lorenz96 ones; the rest one job
@@ -197,10 +190,10 @@ def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
     assert rollout_parts(paper, "adiac") == 1
     # the smaller scales keep one job a variant, except smoke's sMNIST (60 sequences, 16 a chunk)
     for overlay in ("quick", "reduced"):
-        config = load(f"workflow/configs/{overlay}.yaml")
+        config = load_config(f"workflow/configs/{overlay}.yaml")
         assert all(rollout_parts(config, task) == 1 for task in config["tasks"]), overlay
-    assert rollout_parts(load("workflow/configs/smoke.yaml"), "smnist") == 2
-    whole = load() | {"benchmark": load()["benchmark"] | {"chunk_size": 500, "chunks_per_job": None}}
+    assert rollout_parts(load_config("workflow/configs/smoke.yaml"), "smnist") == 2
+    whole = load_config() | {"benchmark": load_config()["benchmark"] | {"chunk_size": 500, "chunks_per_job": None}}
     assert rollout_chunk_size(whole, "mackey_glass") == 2 and rollout_parts(whole, "smnist") == 1
     message = broken(lambda c: c["benchmark"].update(chunk_size={"smnist": 0}))
     assert "benchmark.chunk_size.smnist: 0 is less than the minimum of 1" in message

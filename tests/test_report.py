@@ -1,20 +1,9 @@
 """The report's front page (workflow/report/workflow.rst) describes what the run ran."""
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
-import yaml
-from snakemake.utils import update_config
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load(*overlays):
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for overlay in overlays:
-        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
-    return config
+from conftest import ROOT, load_config
 
 
 def front_page(config) -> str:
@@ -24,14 +13,14 @@ def front_page(config) -> str:
 
 
 def test_report_front_page_names_only_what_the_run_ran():
-    paper, reduced = front_page(load()), front_page(load("workflow/configs/reduced.yaml"))
+    paper, reduced = front_page(load_config()), front_page(load_config("workflow/configs/reduced.yaml"))
     assert "cross-task reuse" in paper and "cross-task reuse" not in reduced  # reduced has no sources
     assert "Coriolis ablation" in reduced and "simplified controllers" in reduced
     assert "sensor and actuation noise" in paper
-    quiet = load()
+    quiet = load_config()
     quiet["supplementary"]["robustness"].update(sensor_sigmas=[0.0], actuation_sigmas=[0.0])
     assert "parameter mismatch" in front_page(quiet) and "sensor and actuation noise" not in front_page(quiet)
-    nothing = load()
+    nothing = load_config()
     nothing["supplementary"]["simplified"]["tasks"] = []
     nothing["supplementary"]["robustness"]["tasks"] = []
     nothing["supplementary"]["diagnostics"]["tasks"] = []

@@ -4,11 +4,9 @@ share, checked against the functions that consume the specs, without Snakemake."
 import dataclasses
 import inspect
 import math
-from pathlib import Path
 
 import pytest
-import yaml
-from snakemake.utils import update_config
+from conftest import load_config
 
 from physres.config import ConfigError
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir
@@ -24,15 +22,6 @@ from physres.specs import (
     simulation_spec,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load(*overlays):
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for overlay in overlays:
-        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
-    return config
-
 
 def keywords(function) -> set[str]:
     return set(inspect.signature(function).parameters)
@@ -47,7 +36,7 @@ def test_architecture_is_the_init_function_keywords():
 
 @pytest.mark.parametrize("task, ny, layout", [("mackey_glass", 6, (1, 2)), ("lorenz96", 15, (5, 1))])
 def test_architecture_spec_reads_layout_task_and_environment(task, ny, layout):
-    config = load()
+    config = load_config()
     spec = architecture_spec(config, task, str(ny))  # wildcards arrive as strings
     assert (spec.ny, (spec.n_robots, spec.n_pcs)) == (ny, layout)
     assert 3 * spec.n_robots * spec.n_pcs == spec.ny
@@ -59,7 +48,7 @@ def test_architecture_spec_reads_layout_task_and_environment(task, ny, layout):
 
 
 def test_architecture_params_round_trip_and_unoptimized_subset():
-    spec = architecture_spec(load(), "adiac", 9)
+    spec = architecture_spec(load_config(), "adiac", 9)
     assert Architecture(**spec.as_params()) == spec
     assert list(spec.unoptimized()) == list(UNOPTIMIZED_FIELDS)
     assert all(spec.unoptimized()[key] == spec.as_params()[key] for key in UNOPTIMIZED_FIELDS)
@@ -67,11 +56,11 @@ def test_architecture_params_round_trip_and_unoptimized_subset():
 
 def test_unknown_layout_names_the_key():
     with pytest.raises(ConfigError, match="robot.layouts: no layout for ny = 7"):
-        architecture_spec(load(), "adiac", 7)
+        architecture_spec(load_config(), "adiac", 7)
 
 
 def test_schedules_follow_the_config():
-    config = load("workflow/configs/quick.yaml")
+    config = load_config("workflow/configs/quick.yaml")
     schedule = schedule_spec(config)
     assert schedule.epochs == config["pretrain"]["epochs"]
     assert schedule.batch_size == config["pretrain"]["batch_size"]
@@ -83,7 +72,7 @@ def test_schedules_follow_the_config():
 
 
 def test_simulation_spec_is_the_ensembles_keywords():
-    config = load()
+    config = load_config()
     spec = simulation_spec(config, "mackey_glass", 6)
     ron = next(c for c in config["reference"]["configs"] if (c["task"], c["ny"]) == ("mackey_glass", 6))
     assert spec.reference_dt == ron["dt"] and spec.sim_dt == config["simulation"]["dt"]
@@ -93,6 +82,6 @@ def test_simulation_spec_is_the_ensembles_keywords():
 
 
 def test_specs_are_frozen():
-    spec = simulation_spec(load(), "adiac", 6)
+    spec = simulation_spec(load_config(), "adiac", 6)
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.sim_dt = 1.0

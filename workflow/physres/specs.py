@@ -33,8 +33,15 @@ UNOPTIMIZED_FIELDS = (
 )
 
 
+class Spec:
+    """A frozen dataclass handed to a job as plain params."""
+
+    def as_params(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 @dataclass(frozen=True)
-class Architecture:
+class Architecture(Spec):
     """The keyword arguments of physres.physical.init_physical_reservoir for one (task, ny):
     N = n_robots robots of n_pcs PCS segments (3 * N * n_pcs = ny strains), the task's n_u, the
     initial theta_rob ranges, the controllers' architecture, the map's initial sigma and s_min,
@@ -56,9 +63,6 @@ class Architecture:
     gauss_points: int
     dynamics: str
 
-    def as_params(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
     def unoptimized(self) -> dict[str, Any]:
         """What an unoptimized reservoir is drawn from: the robots' entries, no map or controllers."""
         params = self.as_params()
@@ -66,7 +70,7 @@ class Architecture:
 
 
 @dataclass(frozen=True)
-class Schedule:
+class Schedule(Spec):
     """Adam with warm-up and cosine decay (paper, supplementary E): epochs, warm-up epochs, peak
     and final learning rates, batch size, global-norm clip."""
 
@@ -77,12 +81,9 @@ class Schedule:
     batch_size: int
     clip_norm: float
 
-    def as_params(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
 
 @dataclass(frozen=True)
-class Simulation:
+class Simulation(Spec):
     """How a physical reservoir is run on a task's inputs: the RON's input interval reference_dt,
     the Euler step sim_dt (dividing it), the input between samples ("hold" or "linear"), the
     floating-point precision, and the |Q| bound past which a run counts as diverged. The fields
@@ -93,9 +94,6 @@ class Simulation:
     interpolation: str
     precision: str
     divergence_bound: float
-
-    def as_params(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def robot_environment(config: dict) -> dict[str, Any]:
