@@ -110,6 +110,8 @@ def mismatch_variants(task, ny):
 
 def robust_path(path):
     return results_path(f"supplementary/robust_pretraining/{path}")
+
+
 # reservoir diagnostics (ours): every ny of the run for those of its tasks in the block's list
 DIAGNOSTICS = config["supplementary"]["diagnostics"]
 DIAGNOSTICS_TASKS = [task for task in DIAGNOSTICS["tasks"] if task in TASKS]
