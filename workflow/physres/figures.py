@@ -230,7 +230,7 @@ def robustness_figure(table, task_labels: dict[str, str], perturbation: str = "p
     """Score against the relative size sigma (%) of one perturbation, one panel per (task, ny),
     tasks in columns and ny in rows: one colour per variant as in the scalability figure, solid with
     the nominal readout, dashed with the readout refitted; means over seeds and draws that did not
-    diverge, a marker x on the lower edge where all of them diverged.
+    diverge, a marker x on the lower edge where all of them diverged; NRMSE on a log scale.
 
     table: physres.tables.robustness.robustness_table's rows of one perturbation (task, ny,
     variant, protocol, sigma, metric, mean); perturbation: its name on the x axis.
@@ -265,6 +265,15 @@ def robustness_figure(table, task_labels: dict[str, str], perturbation: str = "p
             if not cell.empty:
                 metric = cell["metric"].iloc[0]
                 ax.set_ylabel(METRIC_LABEL.get(metric, metric), fontsize=8)
+                if metric == "nrmse" and np.isfinite(cell["mean"]).any():
+                    ax.set_yscale("log")  # a nominal readout under perturbation can miss by orders of magnitude
+                    values = cell["mean"][np.isfinite(cell["mean"])]
+                    decades = np.log10(values.max() / values.min())
+                    # within two decades ticks at 1, 2, 5 x 10^k, written plainly; beyond, decades
+                    subs = (1.0, 2.0, 5.0) if decades <= 2 else (1.0,)
+                    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=subs))
+                    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+                    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_title(f"{task_labels.get(task, task)}, $n_y$ = {ny}", fontsize=9)
             if row == len(dims) - 1:
                 ax.set_xlabel(f"{perturbation} $\\sigma$ (%)")
