@@ -142,3 +142,36 @@ def scored_runs(
             }
         )
     return runs
+
+
+def noise_grid(
+    config: dict, task: str, ny: int, seeds: list[int], q_rms: np.ndarray, qdot_rms: np.ndarray
+) -> tuple[list[tuple], list[RolloutNoise]]:
+    """The noise study's members, (kind, sigma, draw, i) for every kind of NOISE_KINDS, positive
+    sigma of ``config[f"{kind}_sigmas"]``, draw and reservoir i, with each member's RolloutNoise
+    (config: the robustness block; q_rms, qdot_rms: (S, ny) scales of each reservoir)."""
+    grid, noises = [], []
+    for kind in NOISE_KINDS:
+        for sigma in [s for s in config[f"{kind}_sigmas"] if s > 0]:
+            for draw in range(config["draws"]):
+                for i, seed in enumerate(seeds):
+                    grid.append((kind, sigma, draw, i))
+                    noises.append(
+                        rollout_noise(config["seed"], kind, task, ny, seed, draw, sigma, q_rms[i], qdot_rms[i])
+                    )
+    return grid, noises
+
+
+def noise_runs(
+    task: TaskData, nominal: dict, perturbed: dict, grid: list[tuple], seeds: list[int], readout: dict
+) -> list[dict]:
+    """scored_runs of each noise kind, from its members' rows of one stacked rollout of the whole
+    ``grid`` (noise_grid's), each run labelled with its perturbation."""
+    runs = []
+    for kind in NOISE_KINDS:
+        rows = [m for m, member in enumerate(grid) if member[0] == kind]
+        own = {
+            split: (states[rows], None if peak is None else peak[rows]) for split, (states, peak) in perturbed.items()
+        }
+        runs += scored_runs(task, nominal, own, [grid[m][1:] for m in rows], seeds, readout, {"perturbation": kind})
+    return runs

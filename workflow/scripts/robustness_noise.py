@@ -12,7 +12,7 @@ from physres.io import write_json
 from physres.jobs import start_job
 from physres.names import NOISE_KINDS
 from physres.reservoirs import PhysicalEnsemble, physical_reservoirs
-from physres.robustness import noise_scales, rollout_noise, scored_runs, stack_noise, subsampled
+from physres.robustness import noise_grid, noise_runs, noise_scales, stack_noise, subsampled
 from physres.ron import RONEnsemble, load_ron, ron_rollout
 from physres.simulate import stacked_rollout
 
@@ -49,15 +49,7 @@ q_rms, qdot_rms = noise_scales(np.asarray(pilot_states), step)
 log.info("pilot of %d sequences: RMS of the states per seed %s", len(pilot), np.round(q_rms.mean(axis=1), 4))
 # sigma = 0: the nominal reservoirs as the benchmark simulates them (its scores, bit for bit)
 nominal = split_activations(nominal_ensemble, task, p.washout, chunk_size, "nominal")
-grid, noises = [], []
-for kind in NOISE_KINDS:
-    for sigma in [s for s in r[f"{kind}_sigmas"] if s > 0]:
-        for draw in range(r["draws"]):
-            for i, seed in enumerate(seeds):
-                grid.append((kind, sigma, draw, i))
-                noises.append(
-                    rollout_noise(r["seed"], kind, wc.task, int(wc.ny), seed, draw, sigma, q_rms[i], qdot_rms[i])
-                )
+grid, noises = noise_grid(r, wc.task, int(wc.ny), seeds, q_rms, qdot_rms)
 members = [reservoirs[i] for *_, i in grid]
 if wc.variant == "ron":
     noisy = RONEnsemble(list(range(len(grid))), members, noises=noises)
@@ -65,13 +57,7 @@ else:
     failures = [failed[i] for *_, i in grid]
     noisy = PhysicalEnsemble(list(range(len(grid))), members, failed=failures, noise=stack_noise(noises), **simulation)
 perturbed = split_activations(noisy, task, p.washout, chunk_size, f"{len(grid)} noisy runs")
-runs = []
-for kind in NOISE_KINDS:
-    rows = [m for m, g in enumerate(grid) if g[0] == kind]
-    # one stacked rollout for both kinds: each kind's rows of it
-    own = {split: (states[rows], None if peak is None else peak[rows]) for split, (states, peak) in perturbed.items()}
-    kind_grid = [grid[m][1:] for m in rows]
-    runs += scored_runs(task, nominal, own, kind_grid, seeds, p.readout, label={"perturbation": kind})
+runs = noise_runs(task, nominal, perturbed, grid, seeds, p.readout)
 for kind in NOISE_KINDS:
     for sigma in sorted({run["sigma"] for run in runs if run["perturbation"] == kind}):
         values = [run["nominal"]["value"] for run in runs if (run["perturbation"], run["sigma"]) == (kind, sigma)]
