@@ -6,7 +6,7 @@ import jax
 import numpy as np
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, small_ron
 
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir
 from physres.robustness import mismatch_z, mismatched
@@ -189,19 +189,10 @@ def test_the_ron_under_the_same_noise():
     whose coupling W is zero only adds the readout's measurement noise; the forcing's gain
     (actuation) changes the states themselves."""
     from physres.robustness import rollout_noise
-    from physres.ron import init_ron, ron_rollout
+    from physres.ron import ron_rollout
 
     jax.config.update("jax_enable_x64", True)
-    ron = init_ron(
-        seed=0,
-        ny=6,
-        nu=1,
-        dt=0.05,
-        spectral_radius_target=0.9,
-        input_scaling=1.0,
-        gamma_range=(1, 2),
-        epsilon_range=(1, 2),
-    )
+    ron = small_ron()
     u = jax.numpy.asarray(np.random.default_rng(0).uniform(-1, 1, size=(3, 30, 1)))
     scale = np.full(6, 0.1)
     noise = lambda kind, sigma: rollout_noise(0, kind, "adiac", 6, 0, 0, sigma, scale, scale)  # noqa: E731

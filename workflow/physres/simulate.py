@@ -151,8 +151,11 @@ def _rollout(
 
     def step(carry, interval):
         (state, peak), (k, u_interval) = carry, interval
-        perturbation, measured = ((), None) if noise is None else noise.draw(k, batch, Q0.dtype)
-        perturbation = () if noise is None else (perturbation,)
+        if noise is None:
+            perturbation, measured = (), None
+        else:
+            drawn, measured = noise.draw(k, batch, Q0.dtype)
+            perturbation = (drawn,)
         if interpolation == "held":
             state = held_input_step(reservoir, dynamics, state, u_interval, reference_dt, steps, perturbation)
         else:

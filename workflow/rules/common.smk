@@ -96,10 +96,9 @@ ROBUSTNESS_NOISE = any(sigma > 0 for kind in NOISE_KINDS for sigma in ROBUSTNESS
 NOISE_VARIANTS = ["ron", *ROBUSTNESS["variants"]]
 # robust pretraining (ours): its tasks at the study's smallest ny, in the mismatch study
 ROBUST_CELLS = [
-    (task, ny)
+    (task, min(ny for t, ny in ROBUSTNESS_CELLS if t == task))
     for task in ROBUSTNESS["robust_pretraining"]["tasks"]
-    for ny in [min((n for t, n in ROBUSTNESS_CELLS if t == task), default=None)]
-    if ny is not None
+    if task in {t for t, _ in ROBUSTNESS_CELLS}
 ]
 
 
