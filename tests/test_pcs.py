@@ -214,3 +214,46 @@ def test_series_join_the_closed_forms(function, closed_form):
 def test_derivatives_are_derivatives(function, derivative):
     x = jnp.asarray([0.0, 1e-3, 0.0999, 0.1001, 0.7, 3.0])
     np.testing.assert_allclose(jax.vmap(jax.grad(function))(x), derivative(x), rtol=1e-12, atol=1e-14)
+
+
+@functools.partial(jax.jit, static_argnames=("coriolis", "gravity", "base_angle"))
+def energy_rate_and_power(theta, Q, Qdot, T, coriolis, gravity=(0.0, 9.81), base_angle=np.pi / 2):
+    """dE/dt along the model's own accelerations (by jvp of pcs.mechanical_energy), the power
+    q'(tau - D q') of the torques and dampers, and 1/2 q' B'(q) q', per state."""
+    Qddot = pcs.accelerations(theta, Q, Qdot, T, gravity, 5, coriolis, base_angle)
+    energy = lambda Q, Qdot: pcs.mechanical_energy(theta, Q, Qdot, gravity, 5, base_angle)  # noqa: E731
+    _, rate = jax.jvp(energy, (Q, Qdot), (Qdot, Qddot))
+    damping = pcs.segment_constants(theta)[4].reshape(-1)  # (ny,) in Q's order
+    power = jnp.sum(Qdot * (T - damping * Qdot), axis=-1)
+    massive = theta.at[..., 3:5].set(0.0)  # E = G = 0: the energy is the kinetic one alone
+    kinetic = lambda Q: pcs.mechanical_energy(massive, Q, Qdot, (0.0, 0.0), 5, base_angle)  # noqa: E731
+    _, inertia_rate = jax.jvp(kinetic, (Q,), (Qdot,))  # d/dt (1/2 q' B q') at fixed q' = 1/2 q' B' q'
+    return rate, power, inertia_rate
+
+
+def test_energy_balance_is_passive_only_with_coriolis(rng, n_pcs=2):
+    """With the Coriolis terms the robots are passive: dE/dt = q'(tau - D q') exactly. Without
+    them (the paper's model) dE/dt exceeds the power by 1/2 q' B'(q) q', an energy source where
+    the robots move fast (why the unoptimized baseline blows up, docs/results.md)."""
+    theta = robots_theta(n_pcs, seed=10 + n_pcs)
+    Q, Qdot, T = random_states(rng, theta)
+    rate, power, inertia_rate = map(np.asarray, energy_rate_and_power(theta, Q, Qdot, T, coriolis=True))
+    scale = np.abs(power) + np.abs(inertia_rate)
+    assert np.all(np.abs(rate - power) <= 1e-9 * scale)
+    rate, power, _ = map(np.asarray, energy_rate_and_power(theta, Q, Qdot, T, coriolis=False))
+    assert np.all(np.abs(rate - power - inertia_rate) <= 1e-9 * scale)
+    assert np.all(np.abs(inertia_rate[2:]) > 1e-6 * scale[2:])  # bent, moving states: not zero
+
+
+def test_mechanical_energy_closed_form_for_a_straight_hanging_segment():
+    """At rest and unbent, one segment of length L stretched by sigma: 1/2 E A L sigma^2 elastic
+    and -rho A g L^2 (1 + sigma) / 2 from gravity along the rest direction."""
+    theta = jnp.asarray([[[0.3, 0.02, 1000.0, 2000.0, 1000.0, 1e-5, 1e-3, 1e-3]]])
+    L, r, rho, E = 0.3, 0.02, 1000.0, 2000.0
+    area = np.pi * r**2
+    for sigma in (0.0, 0.4, -0.2):
+        Q = jnp.asarray([[0.0, sigma, 0.0]])
+        energy = pcs.mechanical_energy(theta, Q, jnp.zeros_like(Q), (0.0, 9.81), 5, np.pi / 2)
+        expected = 0.5 * E * area * L * sigma**2 - rho * area * 9.81 * L**2 * (1 + sigma) / 2
+        # soromox's quadrature weights (which the kernel keeps) are exact to float32 only
+        assert np.asarray(energy)[0] == pytest.approx(expected, rel=2e-7)

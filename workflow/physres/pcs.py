@@ -231,6 +231,36 @@ def inertia_and_forces(theta, q, qdot, gravity, gauss_points: int, coriolis: boo
     return B, force
 
 
+def mechanical_energy(
+    theta: Float[Array, "N n 8"],
+    Q: Float[Array, "batch ny"],
+    Qdot: Float[Array, "batch ny"],
+    gravity=(0.0, 0.0),
+    gauss_points: int = 5,
+    base_angle: float | None = None,
+) -> Float[Array, " batch"]:
+    """Total mechanical energy of N robots per state: 1/2 q' B(q) q' + 1/2 q K q + U_g(q), with
+    U_g = -sum over nodes of w rho A g . p, whose gradient is the model's G(q).
+
+    With the Coriolis terms the model is passive, dE/dt = q' (tau - D q'); without them (the
+    paper's model) dE/dt carries an extra 1/2 q' B'(q) q', which can pump energy into a fast
+    motion (tests/test_pcs.py; docs/results.md, Diagnosis)."""
+    n_robots, n = theta.shape[-3], theta.shape[-2]
+    batch_last = lambda X: jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)  # noqa: E731
+    q, qdot = batch_last(Q), batch_last(Qdot)
+    g = base_frame_gravity(gravity, base_angle)
+    B, _ = inertia_and_forces(theta, q, qdot, (0.0, 0.0), gauss_points, False)
+    v = qdot.reshape(qdot.shape[:-3] + (-1, qdot.shape[-1]))  # (N, 3n, batch)
+    kinetic = 0.5 * jnp.einsum("...ib,...ijb,...jb->b", v, B, v)
+    L, rho_area, _, stiffness, _ = segment_constants(theta)
+    elastic = 0.5 * jnp.sum(stiffness * q**2, axis=(-4, -3, -2))
+    px, py, *_ = node_kinematics(L, q, gauss_points)
+    _, weights = gauss_legendre(gauss_points)
+    mass = L[..., None, :] * jnp.asarray(weights, q.dtype)[:, None] * rho_area[..., None, :]  # (N, n, G, 1)
+    potential = -jnp.sum(mass * (g[0] * px + g[1] * py), axis=(-4, -3, -2))
+    return kinetic + elastic + potential
+
+
 def cholesky_solve(entry, rhs: list) -> list:
     """x with B x = rhs for symmetric positive definite B (m x m), unrolled over its entries:
     ``entry(i, j)`` (i >= j) and every rhs[i] are arrays over the batch, so that every operation
