@@ -36,7 +36,8 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
    test sequences of results/<run>/data/T.h5 with no divergence bound (Euler step --dt, default
    the config's), the input step where its state turns non-finite, and its most bent robot: its
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
-   the curvature it reached and the smallest eigenvalue of B(q) there.
+   the curvature it reached and the smallest eigenvalue of B(q) there; then each seed again with
+   one factor changed (gravity off, the drive off or scaled by 0.1, the Coriolis terms on).
 8. (--part chunks) whether a rollout job can be split into jobs without changing its activations:
    the same stacked seeds on the same sequences compiled in chunks of each smaller size, and
    each seed alone, against the whole batch (a compiled program's batch shape can change the
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import functools
 import time
 from pathlib import Path
@@ -706,6 +708,54 @@ def divergence_diagnosis(args) -> None:
                 f"torque / E I L [{', '.join(f'{torque / x:.2g}' for x in bending)}] rad/m; reached |kappa| "
                 f"{bends[r]:.3g} rad/m (|kappa L| {np.abs(q[:, 0] * length).max():.3g} rad), min eig B there {smallest:.1e}"
             )
+        divergence_factors(ensemble, u, dt)
+
+
+# one factor of the unoptimized reservoirs changed at a time (Coriolis on: the model's missing
+# 1/2 q' B'(q) q' restored, see pcs.mechanical_energy)
+def _robots_with(model, **changes):
+    return eqx.tree_at(lambda m: m.robots, model, dataclasses.replace(model.robots, **changes))
+
+
+def _drive_scaled(model, factor):
+    encoding = model.encoding
+    return eqx.tree_at(
+        lambda m: m.encoding, model, dataclasses.replace(encoding, torque_scale=factor * encoding.torque_scale)
+    )
+
+
+DIVERGENCE_FACTORS = {
+    "as configured": lambda m: m,
+    "gravity off": lambda m: _robots_with(m, gravity=(0.0, 0.0)),
+    "drive off (T = 0)": lambda m: _drive_scaled(m, 0.0),
+    "drive x 0.1": lambda m: _drive_scaled(m, 0.1),
+    "Coriolis terms on": lambda m: _robots_with(m, coriolis=True),
+    "Coriolis on, drive off": lambda m: _drive_scaled(_robots_with(m, coriolis=True), 0.0),
+}
+
+
+def divergence_factors(ensemble, u, dt) -> None:
+    """Each seed's reservoir with one factor changed: the input step at which it turns
+    non-finite (no bound), or its largest |Q|."""
+    models = [unstack_model(ensemble.stacked, i) for i in range(len(ensemble.seeds))]
+    print("  what each factor does (per seed: first non-finite input, or the largest |Q| reached):")
+    for name, change in DIVERGENCE_FACTORS.items():
+        changed = PhysicalEnsemble(
+            ensemble.seeds,
+            [change(m) for m in models],
+            ensemble.reference_dt,
+            dt,
+            float("inf"),
+            interpolation=ensemble.interpolation,
+        )
+        Q = np.asarray(changed.all_states(u)[0])
+        outcomes = []
+        for i, seed in enumerate(ensemble.seeds):
+            blown = np.flatnonzero(~np.isfinite(Q[i]).all(axis=(0, 2)))
+            outcomes.append(
+                f"{seed}: " + (f"non-finite at {blown[0]}" if len(blown) else f"max |Q| {np.abs(Q[i]).max():.3g}")
+            )
+        print(f"    {name:24s} " + "; ".join(outcomes))
 
 
 if __name__ == "__main__":

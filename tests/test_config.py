@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("workflow/configs/previous/gravity.yaml", "workflow/configs/previous/encoding.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml",),
         ("workflow/configs/quick.yaml", "workflow/configs/paper_step.yaml"),
+        ("workflow/configs/quick.yaml", "workflow/configs/coriolis_on.yaml"),
     ],
 )
 def test_shipped_configs_are_valid(overlays):
