@@ -36,8 +36,9 @@ Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own c
    test sequences of results/<run>/data/T.h5 with no divergence bound (Euler step --dt, default
    the config's), the input step where its state turns non-finite, and its most bent robot: its
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
-   the curvature it reached and the smallest eigenvalue of B(q) there; then each seed again with
-   one factor changed (gravity off, the drive off or scaled by 0.1, the Coriolis terms on).
+   the curvature it reached and the smallest eigenvalue of B(q) there; with --factors, then each
+   seed again with one factor changed (gravity off, the drive off or scaled by 0.1, the Coriolis
+   terms on).
 8. (--part chunks) whether a rollout job can be split into jobs without changing its activations:
    the same stacked seeds on the same sequences compiled in chunks of each smaller size, and
    each seed alone, against the whole batch (a compiled program's batch shape can change the
@@ -196,6 +197,11 @@ def main(argv=None) -> None:
     parser.add_argument("--task", default="mackey_glass", help="the task of --part divergence")
     parser.add_argument(
         "--dt", type=float, default=None, help="Euler step of --part divergence (default: the config's)"
+    )
+    parser.add_argument(
+        "--factors",
+        action="store_true",
+        help="--part divergence: then each seed again with one factor changed (6 more rollouts per ny)",
     )
     args = parser.parse_args(argv)
     args.gauss_points_given = args.gauss_points
@@ -708,7 +714,8 @@ def divergence_diagnosis(args) -> None:
                 f"torque / E I L [{', '.join(f'{torque / x:.2g}' for x in bending)}] rad/m; reached |kappa| "
                 f"{bends[r]:.3g} rad/m (|kappa L| {np.abs(q[:, 0] * length).max():.3g} rad), min eig B there {smallest:.1e}"
             )
-        divergence_factors(ensemble, u, dt)
+        if args.factors:
+            divergence_factors(ensemble, u, dt)
 
 
 # one factor of the unoptimized reservoirs changed at a time (Coriolis on: the model's missing
