@@ -231,6 +231,12 @@ def inertia_and_forces(theta, q, qdot, gravity, gauss_points: int, coriolis: boo
     return B, force
 
 
+def batch_last(X: Float[Array, "batch ny"], theta: Float[Array, "N n 8"]) -> Float[Array, "N n 3 batch"]:
+    """Stacked coordinates (batch, ny = 3 N n) as the kernel's batch-last (N, n, 3, batch)."""
+    n_robots, n = theta.shape[-3], theta.shape[-2]
+    return jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)
+
+
 def mechanical_energy(
     theta: Float[Array, "N n 8"],
     Q: Float[Array, "batch ny"],
@@ -245,9 +251,7 @@ def mechanical_energy(
     With the Coriolis terms the model is passive, dE/dt = q' (tau - D q'); without them (the
     paper's model) dE/dt carries an extra 1/2 q' B'(q) q', which can pump energy into a fast
     motion (tests/test_pcs.py; docs/results.md, Diagnosis)."""
-    n_robots, n = theta.shape[-3], theta.shape[-2]
-    batch_last = lambda X: jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)  # noqa: E731
-    q, qdot = batch_last(Q), batch_last(Qdot)
+    q, qdot = (batch_last(X, theta) for X in (Q, Qdot))
     g = base_frame_gravity(gravity, base_angle)
     B, _ = inertia_and_forces(theta, q, qdot, (0.0, 0.0), gauss_points, False)
     v = qdot.reshape(qdot.shape[:-3] + (-1, qdot.shape[-1]))  # (N, 3n, batch)
@@ -395,9 +399,8 @@ def accelerations(
     """Q'' of N robots of n segments each for a batch of states (ny = 3 N n):
     B^-1 (T - K Q - D Q' - G(Q) [- C Q']). ``gravity`` is in the world frame, the bases turned
     by ``base_angle`` (default soromox's upright mounting, pi / 2)."""
-    n_robots, n = theta.shape[-3], theta.shape[-2]
-    batch_last = lambda X: jnp.moveaxis(X.reshape(X.shape[:-1] + (n_robots, n, 3)), -4, -1)  # noqa: E731
-    q, qdot, tau = batch_last(Q), batch_last(Qdot), batch_last(T)
+    n = theta.shape[-2]
+    q, qdot, tau = (batch_last(X, theta) for X in (Q, Qdot, T))
     gravity = base_frame_gravity(gravity, base_angle)
     if n <= UNROLLED_UP_TO and not coriolis:
         qddot = _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points)
