@@ -59,7 +59,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import yaml
-from snakemake.utils import update_config
 from threadpoolctl import threadpool_limits
 
 from physres import flops, pcs
@@ -96,18 +95,40 @@ def matmul_peak_gflops(dtype=np.float64, n: int = 1024) -> float:
     return 2 * n**3 / seconds / 1e9
 
 
+CORE_PEAK = "this core's matmul peak ({peak:.1f} GFLOP/s, numpy, one thread)"
+
+
+@functools.cache
+def accelerator_matmul_peak_gflops(dtype=np.float64, n: int = 8192) -> float:
+    """The accelerator's matrix-multiply rate: JAX's n x n times n x n product on the default
+    device (2 n^3 flops), fastest of 5."""
+    a, b = (jnp.asarray(np.random.default_rng(i).normal(size=(n, n)).astype(dtype)) for i in range(2))
+    product = jax.jit(jnp.matmul)
+    seconds = best_time(lambda: product(a, b).block_until_ready(), 5)
+    return 2 * n**3 / seconds / 1e9
+
+
+def device_peak(dtype=np.float64) -> tuple[float, str]:
+    """(GFLOP/s, label) of the practical peak where JAX computes: one CPU core's BLAS, since a
+    job runs on one core, or the accelerator's own product when JAX runs on one."""
+    if jax.default_backend() == "cpu":
+        return matmul_peak_gflops(dtype), CORE_PEAK
+    kind = jax.devices()[0].device_kind
+    return accelerator_matmul_peak_gflops(dtype), f"this {kind}'s matmul peak ({{peak:.1f}} GFLOP/s, jax, 8192^3)"
+
+
 def compiled_flops(fn, *args) -> float:
     """XLA's count of the floating-point operations of fn(*args) as compiled (transcendentals such
     as sin, cos and tanh are counted apart and left out)."""
     return float(xla_cost(fn, *args)["flops"])
 
 
-def fraction_of_peak(what: str, flops: float, seconds: float, peak: float) -> str:
-    """One printed line: achieved GFLOP/s against the core's matmul peak."""
+def fraction_of_peak(what: str, flops: float, seconds: float, peak: float, label: str = CORE_PEAK) -> str:
+    """One printed line: achieved GFLOP/s against the device's matmul peak (label names it)."""
     achieved = flops / seconds / 1e9
     return (
         f"  {what}: {flops:.3g} flops (XLA's count) in {1e3 * seconds:.3g} ms = {achieved:.2f} GFLOP/s, "
-        f"{100 * achieved / peak:.1f} % of this core's matmul peak ({peak:.1f} GFLOP/s, numpy, one thread)"
+        f"{100 * achieved / peak:.1f} % of {label.format(peak=peak)}"
     )
 
 
@@ -193,6 +214,12 @@ def main(argv=None) -> None:
         nargs="*",
         default=None,
         help="ny of the layouts measured by --part dag and divergence (default: all of the config's dimensions)",
+    )
+    parser.add_argument(
+        "--batch-cap",
+        type=int,
+        default=256,
+        help="--part dag: the largest rollout batch timed (a CPU core gains nothing past 256; a GPU does)",
     )
     parser.add_argument("--task", default="mackey_glass", help="the task of --part divergence")
     parser.add_argument(
@@ -285,10 +312,10 @@ def pretraining_benchmark(args) -> None:
     u = jnp.asarray(rng.uniform(size=(args.starts, args.batch_size, 1)))
     loss = lambda m, y, yd, u, ydd: jnp.mean(jnp.sum((m.mapped_accelerations(y, yd, u) - ydd) ** 2, axis=-1))  # noqa: E731
     grad = eqx.filter_vmap(eqx.filter_value_and_grad(loss))
-    peak = matmul_peak_gflops(np.float32 if args.float32 else np.float64)
+    peak, label = device_peak(np.float32 if args.float32 else np.float64)
     print(
         fraction_of_peak(
-            "pretraining step (physres)", compiled_flops(grad, models, y, ydot, u, yddot), step_seconds, peak
+            "pretraining step (physres)", compiled_flops(grad, models, y, ydot, u, yddot), step_seconds, peak, label
         )
     )
 
@@ -442,7 +469,7 @@ def rollout_benchmark(args) -> None:
     substep = lambda m, Q, Qd, T_ff: vector_field(0.0, (Q, Qd), (m, m.robots.build(), T_ff))  # noqa: E731
     flops = compiled_flops(substep, model, Q, Q, T_ff)
     substep_seconds = cost["physres"] * args.sequences * args.n_robots * args.n_pcs
-    print(fraction_of_peak("rollout substep (physres)", flops, substep_seconds, matmul_peak_gflops()))
+    print(fraction_of_peak("rollout substep (physres)", flops, substep_seconds, *device_peak()))
     smnist = 35000 * 784 * 100 * 15 / 3  # sMNIST ny = 15: 5 robots of 1 segment
     print(
         f"  projected sMNIST ny=15 rollout of one reservoir (35000 x 784 x 100 substeps, 5 segments) at this "
@@ -522,6 +549,8 @@ def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
 def dag_config(overlays: list[str]) -> dict:
     """config.yaml with the overlays merged in key by key, as Snakemake's --configfile does."""
 
+    from snakemake.utils import update_config  # only here: the other parts run where snakemake is not installed
+
     config = copy.deepcopy(paper_config())
     for overlay in overlays:
         update_config(config, yaml.safe_load(Path(overlay).read_text()))
@@ -561,10 +590,10 @@ def paper_dag_projection(args) -> None:
         per_epoch, _, trained = pretraining_epoch_time(sizes, "physres", rng)
         by_batch = {}
         for task in config["tasks"]:
-            batch = rollout_batch(config, task)
+            batch = rollout_batch(config, task, args.batch_cap)
             if batch not in by_batch:
                 by_batch[batch] = segment_substep_cost(argparse.Namespace(**{**vars(sizes), "sequences": batch}))
-        costs = {task: by_batch[rollout_batch(config, task)] for task in config["tasks"]}
+        costs = {task: by_batch[rollout_batch(config, task, args.batch_cap)] for task in config["tasks"]}
         measured[ny] = (per_epoch / trained, costs)
         rollout_costs = ", ".join(f"{1e6 * c:.3f} at batch {b}" for b, c in sorted(by_batch.items()))
         print(
@@ -612,7 +641,7 @@ def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[
 def rollout_batch(config: dict, task: str, cap: int = 256) -> int:
     """Sequences one rollout job advances together: its seeds times one compiled chunk
     (physres.config.rollout_chunk_size; Mackey-Glass: its train and test series), at most ``cap``
-    (beyond it the cost per sequence no longer falls)."""
+    (on a CPU core the cost per sequence no longer falls beyond 256)."""
     return min(cap, len(config["pretrain"]["seeds"]) * rollout_chunk_size(config, task))
 
 

@@ -81,6 +81,12 @@ def test_compiled_flops_counts_a_matrix_product():
     assert bench.compiled_flops(lambda a, b: a @ b, a, b) == 2 * 8 * 16 * 4
     assert "2.00 GFLOP/s, 50.0 % of this core's matmul peak (4.0 GFLOP/s" in bench.fraction_of_peak("x", 2e6, 1e-3, 4.0)
     assert bench.matmul_peak_gflops(n=64) > 0
+    # on a CPU the peak is one core's BLAS, as a job runs on one core
+    peak, label = bench.device_peak()
+    assert peak > 0 and "this core's matmul peak" in label
+    assert "of this H200's matmul peak (9.0 GFLOP/s" in bench.fraction_of_peak(
+        "x", 2e6, 1e-3, 9.0, "this H200's matmul peak ({peak:.1f} GFLOP/s, jax, 8192^3)"
+    )
 
 
 def test_dag_projection_of_an_overlay(capsys, monkeypatch):
@@ -120,6 +126,7 @@ def test_rollout_batch_follows_the_rollout_jobs():
     config = bench.paper_config()
     assert bench.rollout_batch(config, "smnist") == 256
     assert bench.rollout_batch(config, "mackey_glass") == 8  # 4 seeds x (train + test series)
+    assert bench.rollout_batch(config, "smnist", cap=10**6) == 4 * 2000  # a GPU's batch: 4 seeds x one chunk
     reduced = bench.dag_config([str(bench.SCHEMA.parents[1] / "configs" / "reduced.yaml")])
     assert reduced["run"] == "reduced" and reduced["pretrain"]["epochs"] == 400
     assert reduced["robot"] == config["robot"]  # merged key by key, the rest kept
