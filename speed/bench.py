@@ -549,11 +549,12 @@ def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:
 def dag_config(overlays: list[str]) -> dict:
     """config.yaml with the overlays merged in key by key, as Snakemake's --configfile does."""
 
-    from snakemake.utils import update_config  # only here: the other parts run where snakemake is not installed
-
     config = copy.deepcopy(paper_config())
-    for overlay in overlays:
-        update_config(config, yaml.safe_load(Path(overlay).read_text()))
+    if overlays:  # imported only here: the other parts run where snakemake is not installed (a GPU box)
+        from snakemake.utils import update_config
+
+        for overlay in overlays:
+            update_config(config, yaml.safe_load(Path(overlay).read_text()))
     return config
 
 
@@ -602,11 +603,17 @@ def paper_dag_projection(args) -> None:
         )
     minutes = dag_minutes(config, measured)
     total = sum(minutes.values())
+    unit = "CPU" if jax.default_backend() == "cpu" else jax.default_backend().upper()
     for rule, value in minutes.items():
-        print(f"  {rule:22s} {value / 60:8.1f} CPU hours")
+        print(f"  {rule:22s} {value / 60:8.1f} {unit} hours")
+    wall = (
+        f"~{total / 60 / 2:.1f} h wall with 2 one-core jobs side by side"
+        if unit == "CPU"
+        else "jobs one after another on the one device"
+    )
     print(
-        f"  total                  {total / 60:8.1f} CPU hours; ~{total / 60 / 2:.1f} h wall with 2 one-core jobs "
-        f"side by side (the RON stages and the supplementary experiments not included)"
+        f"  total                  {total / 60:8.1f} {unit} hours; {wall} (the RON stages and the supplementary "
+        f"experiments not included)"
     )
 
 
