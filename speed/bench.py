@@ -8,6 +8,7 @@ never uses it, and no workflow rule runs it.
     python speed/bench.py --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
     python speed/bench.py --part quadrature                                 # Gauss points of B(q)
     python speed/bench.py --part dag --configfile workflow/configs/reduced.yaml  # a scale's DAG
+    python speed/bench.py --part dag --batch-cap 8000   # on a GPU: each task's rollout at its job's real batch
     python speed/bench.py --part divergence --task mackey_glass --configfile workflow/configs/reduced.yaml \
         --sequences 1                                         # why unoptimized runs diverge (after a run)
 
