@@ -13,7 +13,8 @@ never uses it, and no workflow rule runs it.
         --sequences 1                                         # why unoptimized runs diverge (after a run)
 
 Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
-(robot.dynamics: soromox) back to back in the same run and prints their ratio:
+(robot.dynamics: soromox) back to back in the same run and prints their ratio (--no-soromox: the
+kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang executor):
 1. robot dynamics throughput (no Coriolis, as pretrained), forward and value_and_grad with
    respect to theta_rob, on the same batch of states;
 2. pretraining throughput: samples x epochs per second per start, with all starts vmapped;
@@ -73,6 +74,12 @@ from physres.reservoirs import PhysicalEnsemble, load_ensemble
 from physres.robot import DYNAMICS, pcs_template
 from physres.simulate import INTERPOLATIONS, in_precision, n_substeps, physical_rollout, vector_field
 from physres.specs import Schedule, architecture_spec, robot_environment
+
+
+def implementations(args) -> tuple[str, ...]:
+    """The robot dynamics timed side by side: the fused kernel, and soromox's own path unless
+    --no-soromox."""
+    return ("physres",) if args.no_soromox else DYNAMICS
 
 
 def best_time(fn, repeats: int) -> float:
@@ -217,6 +224,11 @@ def main(argv=None) -> None:
         help="ny of the layouts measured by --part dag and divergence (default: all of the config's dimensions)",
     )
     parser.add_argument(
+        "--no-soromox",
+        action="store_true",
+        help="time only the fused kernel (on a GPU soromox's own path needs its optional warp-lang executor)",
+    )
+    parser.add_argument(
         "--batch-cap",
         type=int,
         default=256,
@@ -267,7 +279,7 @@ def pretraining_benchmark(args) -> None:
         f"({args.n_robots} x {args.n_pcs} segments), no Coriolis, states/s:"
     )
     rates = {}
-    for dynamics in DYNAMICS:
+    for dynamics in implementations(args):
         robots = stacked_models(args, dynamics).robots
         forward = eqx.filter_jit(eqx.filter_vmap(lambda r, q, qd, t: r.accelerations(q, qd, t)))
         value_and_grad = eqx.filter_jit(
@@ -281,13 +293,14 @@ def pretraining_benchmark(args) -> None:
         print(
             f"  {dynamics:8s} forward {rates[dynamics][0]:12.0f}   value_and_grad (theta_rob) {rates[dynamics][1]:12.0f}"
         )
-    print(
-        f"  ratio physres / soromox: forward {rates['physres'][0] / rates['soromox'][0]:.2f}, "
-        f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}"
-    )
+    if "soromox" in rates:
+        print(
+            f"  ratio physres / soromox: forward {rates['physres'][0] / rates['soromox'][0]:.2f}, "
+            f"value_and_grad {rates['physres'][1] / rates['soromox'][1]:.2f}"
+        )
 
     paper, epoch = {}, {}
-    for dynamics in DYNAMICS:
+    for dynamics in implementations(args):
         per_epoch, first, trained = pretraining_epoch_time(args, dynamics, rng)
         epoch[dynamics] = per_epoch, trained
         rate = trained / per_epoch  # samples x epochs per second, per start (all starts run together)
@@ -302,7 +315,8 @@ def pretraining_benchmark(args) -> None:
             f"  projected paper-scale run (1500 epochs, 70000 samples, {args.starts} starts): "
             f"{paper[dynamics] / 60:.1f} min (paper: 50-90 min on an RTX 3090)"
         )
-    print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
+    if "soromox" in paper:
+        print(f"  ratio physres / soromox (projected run): {paper['soromox'] / paper['physres']:.2f}")
     per_epoch, trained = epoch["physres"]
     step_seconds = per_epoch / (trained // args.batch_size)
     step_breakdown(args, step_seconds)
@@ -440,17 +454,20 @@ def rollout_benchmark(args) -> None:
         f"{args.inputs} inputs x {args.substeps} substeps:"
     )
     cost, states = {}, {}
-    for dynamics in DYNAMICS:
+    for dynamics in implementations(args):
         model = unoptimized_reservoir(args, dynamics=dynamics)
         run = lambda: physical_rollout(model, u, reference_dt, sim_dt, keep="final")[0].block_until_ready()  # noqa: E731
         cost[dynamics] = best_time(run, 3) / segment_substeps
         states[dynamics] = run()
         print(f"  {dynamics:8s} {1e6 * cost[dynamics]:8.3f} us per segment-substep")
-    difference = float(jnp.max(jnp.abs(states["physres"] - states["soromox"])) / jnp.max(jnp.abs(states["soromox"])))
-    print(
-        f"  ratio physres / soromox: {cost['soromox'] / cost['physres']:.2f}   "
-        f"(max |Q difference| / max |Q|: {difference:.1e})"
-    )
+    if "soromox" in cost:
+        difference = float(
+            jnp.max(jnp.abs(states["physres"] - states["soromox"])) / jnp.max(jnp.abs(states["soromox"]))
+        )
+        print(
+            f"  ratio physres / soromox: {cost['soromox'] / cost['physres']:.2f}   "
+            f"(max |Q difference| / max |Q|: {difference:.1e})"
+        )
     # the option simulation.precision: float32 (same reservoir, same inputs, same kernel)
     model = in_precision(unoptimized_reservoir(args), "float32")
     u32 = u.astype(jnp.float32)
@@ -458,9 +475,10 @@ def rollout_benchmark(args) -> None:
     cost32 = best_time(run, 3) / segment_substeps
     states32 = run()
     error = float(jnp.max(jnp.abs(states32 - states["physres"])) / jnp.max(jnp.abs(states["physres"])))
+    against_soromox = f"{cost['soromox'] / cost32:.2f}x soromox " if "soromox" in cost else ""
     print(
         f"  physres float32 {1e6 * cost32:8.3f} us per segment-substep: {cost['physres'] / cost32:.2f}x float64, "
-        f"{cost['soromox'] / cost32:.2f}x soromox (max |Q float32 - Q float64| / max |Q|: {error:.1e})"
+        f"{against_soromox}(max |Q float32 - Q float64| / max |Q|: {error:.1e})"
     )
     interpolation_cost(args, u, reference_dt, sim_dt, segment_substeps)
     # one Euler substep's arithmetic (controllers and robot dynamics over the batch) against its time
