@@ -1,5 +1,7 @@
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,10 +39,6 @@ def rng():
     return np.random.default_rng(1234)
 
 
-# the jobs of every snakemake run in this session (local and SLURM smoke DAG) share one
-# persistent compilation cache: the same programs are compiled once, not once per run
-os.environ.setdefault("PHYSRES_JAX_CACHE", tempfile.mkdtemp(prefix="physres-job-cache-"))
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -74,50 +72,90 @@ def run_smoke_snakemake(workdir, *args, overlays=(), timeout=1500):
     return result.stdout + result.stderr
 
 
-SMOKE_DAG = pytest.StashKey[dict]()
-SMOKE_TIMEOUT = 2400  # seconds from the session's start: the DAG shares the cores with the unit tests
+SMOKE_TIMEOUT = 2400  # seconds from the DAG's start: it shares the cores with the unit tests
 
 
-def start_smoke_dag(config) -> dict:
-    """The whole smoke DAG as a background process in a scratch copy of the workflow."""
-    workdir = copy_workflow(config._tmp_path_factory.mktemp("smoke"))
-    log = workdir / "smoke-dag.log"
+def run_temp(config) -> Path:
+    """This test run's temporary folder, one for all pytest-xdist workers: the controller's
+    basetemp, of which each worker's is a subfolder (pytest keeps the last three runs)."""
+    base = config._tmp_path_factory.getbasetemp()
+    return base.parent if hasattr(config, "workerinput") else base
+
+
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin has configured its factory
+def pytest_configure(config):
+    """The jobs of every snakemake run of this test run (the local and the SLURM smoke DAG, in
+    whichever worker) share one persistent compilation cache: a program is compiled once."""
+    cache = run_temp(config) / "job-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PHYSRES_JAX_CACHE", str(cache))
+
+
+def smoke_dag_folder(config) -> Path:
+    return run_temp(config) / "smoke-dag"
+
+
+def start_smoke_dag(config) -> Path:
+    """The whole smoke DAG as a background process in a scratch copy of the workflow, once per
+    test run: the first process (worker) to create the run's folder starts it, the others find
+    it there. The folder holds the workflow copy (``workdir``, written once it is complete), the
+    log, the process group's ``pid`` and, when the DAG ends, its ``returncode``."""
+    folder = smoke_dag_folder(config)
+    try:
+        folder.mkdir()
+    except FileExistsError:
+        return folder
+    workdir = folder / "workflow"
+    workdir.mkdir()
+    copy_workflow(workdir)
     cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", SMOKE_CONFIG]
-    with open(log, "w") as out:
-        process = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT, text=True)
-    return {"workdir": workdir, "log": log, "process": process, "started": time.monotonic()}
+    script = f"{shlex.join(cmd)} > ../smoke-dag.log 2>&1; echo $? > ../returncode"
+    # its own process group, so that a deadline or the end of the test run stops every job of it
+    process = subprocess.Popen(["sh", "-c", script], cwd=workdir, start_new_session=True)
+    (folder / "pid").write_text(str(process.pid))
+    (folder / "started").write_text(repr(time.time()))
+    (folder / "workdir").write_text(str(workdir))  # last: the others wait for it
+    return folder
+
+
+def stop_smoke_dag(folder: Path) -> None:
+    if (folder / "pid").exists() and not (folder / "returncode").exists():
+        try:
+            os.killpg(int((folder / "pid").read_text()), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def pytest_collection_finish(session):
     """Start the smoke DAG as soon as the selected tests are known, if any needs it: it runs on
-    both cores beside the unit tests, which use one, and ``smoke_run`` waits for it."""
+    both cores beside the unit tests, and ``smoke_run`` waits for it."""
     if any("smoke_run" in item.fixturenames for item in session.items):
-        session.config.stash[SMOKE_DAG] = start_smoke_dag(session.config)
+        start_smoke_dag(session.config)
 
 
 def pytest_unconfigure(config):
-    dag = config.stash.get(SMOKE_DAG, None)
-    if dag is not None and dag["process"].poll() is None:
-        dag["process"].kill()
+    """The controller (or a run without workers) stops a DAG that is still running: the run ended
+    before a test waited for it. A worker leaves it, as another worker may still wait."""
+    if not hasattr(config, "workerinput"):
+        stop_smoke_dag(smoke_dag_folder(config))
 
 
 @pytest.fixture(scope="session")
 def smoke_run(request):
-    """The whole smoke DAG, run locally once per test session, started in the background when the
-    session's tests were collected: (workdir, snakemake output)."""
-    config = request.config
-    if SMOKE_DAG not in config.stash:
-        config.stash[SMOKE_DAG] = start_smoke_dag(config)
-    dag = config.stash[SMOKE_DAG]
-    left = max(1.0, SMOKE_TIMEOUT - (time.monotonic() - dag["started"]))
-    try:
-        returncode = dag["process"].wait(timeout=left)
-    except subprocess.TimeoutExpired:
-        dag["process"].kill()
-        pytest.fail(f"the smoke DAG did not finish within {SMOKE_TIMEOUT} s (killed)")
-    output = dag["log"].read_text()
-    assert returncode == 0, output[-6000:]
-    return dag["workdir"], output
+    """The whole smoke DAG, run once per test run (shared by the pytest-xdist workers), started in
+    the background when the tests were collected: (workdir, snakemake output)."""
+    folder = start_smoke_dag(request.config)
+    while not (folder / "workdir").exists():  # another worker is still copying the workflow
+        time.sleep(0.5)
+    deadline = float((folder / "started").read_text()) + SMOKE_TIMEOUT
+    while not (folder / "returncode").exists():
+        if time.time() > deadline:
+            stop_smoke_dag(folder)
+            pytest.fail(f"the smoke DAG did not finish within {SMOKE_TIMEOUT} s (killed)")
+        time.sleep(2)
+    output = (folder / "smoke-dag.log").read_text()
+    assert (folder / "returncode").read_text().strip() == "0", output[-6000:]
+    return Path((folder / "workdir").read_text()), output
 
 
 def small_ron():
