@@ -98,8 +98,9 @@ def smoke_dag_folder(config) -> Path:
 def start_smoke_dag(config) -> Path:
     """The whole smoke DAG as a background process in a scratch copy of the workflow, once per
     test run: the first process (worker) to create the run's folder starts it, the others find
-    it there. The folder holds the workflow copy (``workdir``, written once it is complete), the
-    log, the process group's ``pid`` and, when the DAG ends, its ``returncode``."""
+    it there. The folder holds the workflow copy (``workflow/``), the log, the process group's
+    ``pid``, the start time (``started``, written last: the others wait for it) and, when the DAG
+    ends, its ``returncode``."""
     folder = smoke_dag_folder(config)
     try:
         folder.mkdir()
@@ -113,8 +114,9 @@ def start_smoke_dag(config) -> Path:
     # its own process group, so that a deadline or the end of the test run stops every job of it
     process = subprocess.Popen(["sh", "-c", script], cwd=workdir, start_new_session=True)
     (folder / "pid").write_text(str(process.pid))
-    (folder / "started").write_text(repr(time.time()))
-    (folder / "workdir").write_text(str(workdir))  # last: the others wait for it
+    started = folder / "started.tmp"
+    started.write_text(repr(time.time()))
+    started.rename(folder / "started")  # last, and whole: the others wait for it
     return folder
 
 
@@ -145,7 +147,7 @@ def smoke_run(request):
     """The whole smoke DAG, run once per test run (shared by the pytest-xdist workers), started in
     the background when the tests were collected: (workdir, snakemake output)."""
     folder = start_smoke_dag(request.config)
-    while not (folder / "workdir").exists():  # another worker is still copying the workflow
+    while not (folder / "started").exists():  # another worker is still copying the workflow
         time.sleep(0.5)
     deadline = float((folder / "started").read_text()) + SMOKE_TIMEOUT
     while not (folder / "returncode").exists():
@@ -155,7 +157,7 @@ def smoke_run(request):
         time.sleep(2)
     output = (folder / "smoke-dag.log").read_text()
     assert (folder / "returncode").read_text().strip() == "0", output[-6000:]
-    return Path((folder / "workdir").read_text()), output
+    return folder / "workflow", output
 
 
 def small_ron():
