@@ -7,6 +7,7 @@ never uses it, and no workflow rule runs it.
     python speed/bench.py --part rollout --ny 15 --n-robots 5 --n-pcs 1     # PRC rollouts
     python speed/bench.py --part step --ny 6 --substeps 60 --inputs 16 --sequences 64  # Euler step
     python speed/bench.py --part quadrature                                 # Gauss points of B(q)
+    python speed/bench.py --part forms --gauss-points 3 --states 1024       # the kernel's two forms
     python speed/bench.py --part dag --configfile workflow/configs/reduced.yaml  # a scale's DAG
     python speed/bench.py --part dag --batch-cap 8000   # on a GPU: each task's rollout at its job's real batch
     python speed/bench.py --part divergence --task mackey_glass --configfile workflow/configs/reduced.yaml \
@@ -45,6 +46,8 @@ kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang e
    the same stacked seeds on the same sequences compiled in chunks of each smaller size, and
    each seed alone, against the whole batch (a compiled program's batch shape can change the
    rounding, which a chaotic reservoir amplifies).
+9. (--part forms) the fused kernel's two forms, robot.dynamics "physres" (unrolled where it
+   applies) and "physres_compact" (the array form): compile and run time of Q'' and its gradient.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ from physres.data import read_task
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
 from physres.pretrain import epoch_keys, init_state, make_optimizer, make_train_step, trainable
 from physres.reservoirs import PhysicalEnsemble, load_ensemble
-from physres.robot import DYNAMICS, pcs_template
+from physres.robot import pcs_template, sample_robots
 from physres.simulate import INTERPOLATIONS, in_precision, n_substeps, physical_rollout, vector_field
 from physres.specs import Schedule, architecture_spec, robot_environment
 
@@ -79,7 +82,7 @@ from physres.specs import Schedule, architecture_spec, robot_environment
 def implementations(args) -> tuple[str, ...]:
     """The robot dynamics timed side by side: the fused kernel, and soromox's own path unless
     --no-soromox."""
-    return ("physres",) if args.no_soromox else DYNAMICS
+    return ("physres",) if args.no_soromox else ("physres", "soromox")
 
 
 def best_time(fn, repeats: int) -> float:
@@ -196,7 +199,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--part",
         default="pretrain",
-        choices=["pretrain", "rollout", "step", "quadrature", "dag", "divergence", "chunks", "all"],
+        choices=["pretrain", "rollout", "step", "quadrature", "forms", "dag", "divergence", "chunks", "all"],
     )
     parser.add_argument(
         "--sequences",
@@ -260,6 +263,8 @@ def main(argv=None) -> None:
         euler_step_benchmark(args)
     if args.part in ("quadrature", "all"):
         quadrature_benchmark(args)
+    if args.part in ("forms", "all"):
+        kernel_forms_benchmark(args)
     if args.part in ("dag", "all"):
         paper_dag_projection(args)
     if args.part in ("chunks", "all"):
@@ -555,6 +560,37 @@ def quadrature_benchmark(args) -> None:
         print(
             f"  |kappa L| <= {bend:4.2f} rad: " + "  ".join(f"{n} points {e:.1e}" for n, e in zip((2, 3, 4, 5), errors))
         )
+
+
+def kernel_forms_benchmark(args) -> None:
+    """The fused kernel's two forms (robot.dynamics "physres", unrolled where it applies, and
+    "physres_compact", the array form): compile time and run time of Q'' and of its gradient with
+    respect to (theta_rob, Q, Q'), what a pretraining step differentiates."""
+    rng = np.random.default_rng(0)
+    theta = sample_robots(jax.random.PRNGKey(0), args.n_robots, args.n_pcs, init_ranges()).theta()
+    Q, Qd, T, weights = (jnp.asarray(rng.normal(size=(args.states, args.ny)) * s) for s in (0.1, 1.0, 1e-4, 1.0))
+    gravity = tuple(paper_config()["robot"]["gravity"])
+    print(
+        f"kernel forms, {args.states} states of ny={args.ny} ({args.n_robots} x {args.n_pcs} segments), "
+        f"gravity {gravity}, no Coriolis: compile (s) and run (us per state)"
+    )
+    measured = {}
+    for form, unrolled in (("physres", True), ("physres_compact", False)):
+        forward = lambda theta, Q, Qd, unrolled=unrolled: pcs.accelerations(  # noqa: E731
+            theta, Q, Qd, T, gravity, args.gauss_points, False, None, unrolled
+        )
+
+        gradient = jax.grad(lambda *a: jnp.sum(weights * forward(*a)), argnums=(0, 1, 2))
+        for what, fn in (("forward", forward), ("gradient", gradient)):
+            start = time.perf_counter()
+            compiled = jax.jit(fn).lower(theta, Q, Qd).compile()
+            compile_s = time.perf_counter() - start
+            run_s = best_time(lambda: jax.block_until_ready(compiled(theta, Q, Qd)), 5)
+            measured[form, what] = compile_s, run_s
+            print(f"  {form:16s} {what:8s} compile {compile_s:7.2f} s   run {run_s / args.states * 1e6:9.3f} us")
+    for what in ("forward", "gradient"):
+        (c_u, r_u), (c_c, r_c) = measured["physres", what], measured["physres_compact", what]
+        print(f"  compact / unrolled, {what}: compile {c_c / c_u:.2f}x, run {r_c / r_u:.2f}x")
 
 
 def rollout_work(config: dict, task: str, ny: int) -> tuple[int, int]:

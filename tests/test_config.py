@@ -78,7 +78,7 @@ def test_too_few_gauss_points():
 
 def test_unknown_robot_dynamics_names_the_allowed_ones():
     message = broken(lambda c: c["robot"].update(dynamics="warp"))
-    assert "robot.dynamics: 'warp' is not allowed (allowed: physres, soromox)" in message
+    assert "robot.dynamics: 'warp' is not allowed (allowed: physres, physres_compact, soromox)" in message
 
 
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():

@@ -94,6 +94,21 @@ def test_accelerations_match_soromox(rng, n_pcs, gravity, coriolis):
         assert relative_error(ours[b], theirs[b]) < 1e-10, b
 
 
+@pytest.mark.parametrize("n_pcs", [1, 2])
+def test_compact_form_equals_the_unrolled_one_and_soromox(rng, n_pcs):
+    """robot.dynamics "physres_compact": the array form where the unrolled one would run gives the
+    same Q'' (the forms differ only in the order of their sums)."""
+    theta = robots_theta(n_pcs, seed=20 + n_pcs)
+    Q, Qdot, T = random_states(rng, theta)
+    form = jax.jit(pcs.accelerations, static_argnums=(4, 5, 6, 7, 8))
+    unrolled = form(theta, Q, Qdot, T, UPRIGHT_GRAVITY, 3, False, None, True)
+    compact = form(theta, Q, Qdot, T, UPRIGHT_GRAVITY, 3, False, None, False)
+    theirs = jax.jit(soromox_accelerations, static_argnums=(4, 5, 6))(theta, Q, Qdot, T, UPRIGHT_GRAVITY, False, 3)
+    for b in range(N_STATES):
+        assert relative_error(compact[b], unrolled[b]) < 1e-12, b
+        assert relative_error(compact[b], theirs[b]) < 1e-10, b
+
+
 @pytest.mark.parametrize("base_angle", [np.pi / 2, 0.3, -np.pi / 2])
 @pytest.mark.parametrize("coriolis", [False, True])
 def test_turned_base_and_hanging_gravity_match_soromox(rng, base_angle, coriolis):

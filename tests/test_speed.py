@@ -61,6 +61,7 @@ TINY = [
         ("rollout --no-soromox", ["physres ", "physres float32", "rollout substep (physres):"]),
         ("step", ["seed 0:", "speed-up"]),
         ("quadrature", ["|kappa L| <= 3.14 rad: 2 points"]),
+        ("forms", ["physres_compact  gradient compile", "compact / unrolled, gradient: compile"]),
         ("chunks", ["max |difference| from the whole batch, by chunk size: 1:", "unoptimized: each seed alone"]),
     ],
 )

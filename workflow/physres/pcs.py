@@ -395,14 +395,17 @@ def accelerations(
     gauss_points: int = 5,
     coriolis: bool = False,
     base_angle: float | None = None,
+    unrolled: bool = True,
 ) -> Float[Array, "batch ny"]:
     """Q'' of N robots of n segments each for a batch of states (ny = 3 N n):
     B^-1 (T - K Q - D Q' - G(Q) [- C Q']). ``gravity`` is in the world frame, the bases turned
-    by ``base_angle`` (default soromox's upright mounting, pi / 2)."""
+    by ``base_angle`` (default soromox's upright mounting, pi / 2). ``unrolled=False`` keeps the
+    array form even where the unrolled one applies: the same values (to ~1e-13), several times
+    slower to run, several times faster to compile (docs/performance.md)."""
     n = theta.shape[-2]
     q, qdot, tau = (batch_last(X, theta) for X in (Q, Qdot, T))
     gravity = base_frame_gravity(gravity, base_angle)
-    if n <= UNROLLED_UP_TO and not coriolis:
+    if unrolled and n <= UNROLLED_UP_TO and not coriolis:
         qddot = _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points)
     else:
         B, force = inertia_and_forces(theta, q, qdot, gravity, gauss_points, coriolis)

@@ -214,7 +214,8 @@ def init_physical_reservoir(
     - `coriolis`: whether the dynamics include C(q, q') q'.
     - `minimum_fraction`: theta_rob's lower bound as a fraction of its initial range's minimum.
     - `gauss_points`: Gauss-Legendre points per segment for B(q).
-    - `dynamics`: "physres" (the fused kernel, physres.pcs) or "soromox" (soromox's code path).
+    - `dynamics`: "physres" (the fused kernel, physres.pcs), "physres_compact" (its array form
+      only: faster to compile, slower to run) or "soromox" (soromox's code path).
 
     **Returns:** a PhysicalReservoir; its `__check_init__` refuses a layout that does not give ny.
     """

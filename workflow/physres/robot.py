@@ -10,7 +10,8 @@ With ``coriolis=False`` (the paper's default) the C q' term is dropped.
 
 Two implementations of the same model (``dynamics``): "soromox", the paper's library itself, and
 "physres", the fused closed-form kernel of ``physres.pcs`` (held to soromox's values and
-gradients by tests/test_pcs.py, several times faster on a CPU).
+gradients by tests/test_pcs.py, several times faster on a CPU). "physres_compact" is that kernel
+in its array form only: slower to run, faster to compile, for runs that compilation dominates.
 
 theta_rob per segment is [L, r, rho, E, G, d_bending, d_axial, d_shear]; it is stored
 unconstrained and made positive by softplus plus a minimum (paper, Sec. 4.1).
@@ -30,7 +31,7 @@ from jaxtyping import Array, Float
 
 from physres import pcs
 
-DYNAMICS = ("physres", "soromox")
+DYNAMICS = ("physres", "physres_compact", "soromox")
 PARAMETER_NAMES = (
     "length",
     "radius",
@@ -170,13 +171,14 @@ class PCSDynamics(eqx.Module):
     gauss_points: int = eqx.field(static=True)
     coriolis: bool = eqx.field(static=True)
     base_angle: float = eqx.field(static=True, default=UPRIGHT)
+    unrolled: bool = eqx.field(static=True, default=True)
 
     def accelerations(
         self, Q: Float[Array, "batch ny"], Qdot: Float[Array, "batch ny"], T: Float[Array, "batch ny"]
     ) -> Float[Array, "batch ny"]:
         """Q'' for a batch of states."""
         return pcs.accelerations(
-            self.theta, Q, Qdot, T, self.gravity, self.gauss_points, self.coriolis, self.base_angle
+            self.theta, Q, Qdot, T, self.gravity, self.gauss_points, self.coriolis, self.base_angle, self.unrolled
         )
 
     def acceleration(
@@ -214,8 +216,9 @@ class SoftRobots(eqx.Module):
 
     def build(self) -> RobotDynamics | PCSDynamics:
         """The robots for the current theta_rob (differentiable), in the chosen implementation."""
-        if self.dynamics == "physres":
-            return PCSDynamics(self.theta(), self.gravity, self.gauss_points, self.coriolis, self.base_angle)
+        if self.dynamics in ("physres", "physres_compact"):
+            unrolled = self.dynamics == "physres"
+            return PCSDynamics(self.theta(), self.gravity, self.gauss_points, self.coriolis, self.base_angle, unrolled)
         gravity = jnp.asarray(self.gravity, self.raw.dtype)
         build = lambda theta: pcs_robot(theta, gravity, self.gauss_points, self.base_angle)  # noqa: E731
         robots = eqx.filter_vmap(build)(self.theta())
