@@ -80,7 +80,9 @@ def test_gauss_points_and_dynamics_travel_with_the_reservoir():
     assert eqx.filter_eval_shape(model.robots.build).gauss_points == 3  # static: no need to run
     model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3, dynamics="soromox")
     assert eqx.filter_eval_shape(model.robots.build).robots.num_gauss_points == 3
-    with pytest.raises(ValueError, match="unknown robot dynamics 'warp'; allowed: physres, soromox"):
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, dynamics="physres_compact")
+    assert not eqx.filter_eval_shape(model.robots.build).unrolled
+    with pytest.raises(ValueError, match="unknown robot dynamics 'warp'; allowed: physres, physres_compact, soromox"):
         init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, dynamics="warp")
 
 
