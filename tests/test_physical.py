@@ -577,9 +577,10 @@ def test_rollout_parts_gather_to_the_unsplit_rollout(rng, tmp_path):
     assert [part_rows(7, chunk, per_job, p) for p in (0, 1)] == [slice(0, 4), slice(4, 7)]
     with pytest.raises(ValueError, match="part 2 of 7 sequences"):
         part_rows(7, chunk, per_job, 2)
+    fast = dict(gravity=(0.0, 9.81), gauss_points=3, dynamics="physres_compact")  # compiles fastest
     for init in (
-        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81)),
-        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81)),
+        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, **fast),
+        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, **fast),
     ):
         members = [init(jax.random.PRNGKey(s)) for s in (0, 1)]
         ensemble = PhysicalEnsemble([0, 1], members, 2e-3, 1e-4, divergence_bound=1e6)
