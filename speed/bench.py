@@ -576,10 +576,9 @@ def kernel_forms_benchmark(args) -> None:
     )
     measured = {}
     for form, unrolled in (("physres", True), ("physres_compact", False)):
-        forward = lambda theta, Q, Qd, unrolled=unrolled: pcs.accelerations(  # noqa: E731
-            theta, Q, Qd, T, gravity, args.gauss_points, False, None, unrolled
+        forward = functools.partial(
+            pcs.accelerations, T=T, gravity=gravity, gauss_points=args.gauss_points, unrolled=unrolled
         )
-
         gradient = jax.grad(lambda *a: jnp.sum(weights * forward(*a)), argnums=(0, 1, 2))
         for what, fn in (("forward", forward), ("gradient", gradient)):
             start = time.perf_counter()

@@ -110,7 +110,10 @@ def start_smoke_dag(config) -> Path:
     workdir.mkdir()
     copy_workflow(workdir)
     cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", SMOKE_CONFIG]
-    script = f"{shlex.join(cmd)} > ../smoke-dag.log 2>&1; echo $? > ../returncode"
+    # the return code written whole (temp then rename): a waiting worker never reads it half-written
+    script = (
+        f"{shlex.join(cmd)} > ../smoke-dag.log 2>&1; echo $? > ../returncode.tmp; mv ../returncode.tmp ../returncode"
+    )
     # its own process group, so that a deadline or the end of the test run stops every job of it
     process = subprocess.Popen(["sh", "-c", script], cwd=workdir, start_new_session=True)
     (folder / "pid").write_text(str(process.pid))

@@ -12,6 +12,9 @@ from physres.robot import PARAMETER_NAMES, pcs_robot, robot_acceleration, sample
 from physres.simulate import physical_rollout
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
+# the schema's fewest Gauss points and the kernel's compact form, which compile fastest: for tests of
+# stacking and splitting, not of the kernel (tests/test_pcs.py holds both forms to soromox)
+FAST_KERNEL = dict(gauss_points=3, dynamics="physres_compact")
 
 
 @jax.jit
@@ -435,13 +438,8 @@ def test_ensemble_of_seeds_equals_each_reservoir_alone(rng):
 
     u = rng.uniform(size=(3, 4, 1))
     for init in (
-        # the kernel's compact form compiles fastest; the stacking is what is tested here
-        lambda k: init_physical_reservoir(
-            k, 6, 1, 1, 2, RANGES, controller="simplified", gauss_points=3, dynamics="physres_compact"
-        ),
-        lambda k: init_unoptimized_reservoir(
-            k, 6, 1, 1, 2, RANGES, torque_scale=0.01, gauss_points=3, dynamics="physres_compact"
-        ),
+        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, controller="simplified", **FAST_KERNEL),
+        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, torque_scale=0.01, **FAST_KERNEL),
     ):
         members = [init(jax.random.PRNGKey(s)) for s in (3, 4)]
         ensemble = PhysicalEnsemble([3, 4], members, 2e-3, 1e-3, divergence_bound=1e6)
@@ -577,10 +575,9 @@ def test_rollout_parts_gather_to_the_unsplit_rollout(rng, tmp_path):
     assert [part_rows(7, chunk, per_job, p) for p in (0, 1)] == [slice(0, 4), slice(4, 7)]
     with pytest.raises(ValueError, match="part 2 of 7 sequences"):
         part_rows(7, chunk, per_job, 2)
-    fast = dict(gravity=(0.0, 9.81), gauss_points=3, dynamics="physres_compact")  # compiles fastest
     for init in (
-        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, **fast),
-        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, **fast),
+        lambda k: init_physical_reservoir(k, 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81), **FAST_KERNEL),
+        lambda k: init_unoptimized_reservoir(k, 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81), **FAST_KERNEL),
     ):
         members = [init(jax.random.PRNGKey(s)) for s in (0, 1)]
         ensemble = PhysicalEnsemble([0, 1], members, 2e-3, 1e-4, divergence_bound=1e6)
