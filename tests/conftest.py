@@ -4,7 +4,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -12,9 +11,6 @@ import jax
 import pytest
 
 jax.config.update("jax_enable_x64", True)
-# identical programs (same shapes) compiled by different tests are compiled once per session
-jax.config.update("jax_compilation_cache_dir", tempfile.mkdtemp(prefix="physres-jax-cache-"))
-jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
 MAPPINGS_BEFORE_RELEASE = 30000  # the kernel's vm.max_map_count is 65530; one module adds < 16k
@@ -84,11 +80,14 @@ def run_temp(config) -> Path:
 
 @pytest.hookimpl(trylast=True)  # after the tmp_path plugin has configured its factory
 def pytest_configure(config):
-    """The jobs of every snakemake run of this test run (the local and the SLURM smoke DAG, in
-    whichever worker) share one persistent compilation cache: a program is compiled once."""
-    cache = run_temp(config) / "job-cache"
+    """Every process of this test run (both pytest-xdist workers, and the jobs of the local and
+    the SLURM smoke DAG) shares one persistent compilation cache in the run's temporary folder
+    (removed with it): a program that one of them compiled is not compiled again by another."""
+    cache = run_temp(config) / "jax-cache"
     cache.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PHYSRES_JAX_CACHE", str(cache))
+    jax.config.update("jax_compilation_cache_dir", os.environ["PHYSRES_JAX_CACHE"])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
 def smoke_dag_folder(config) -> Path:
