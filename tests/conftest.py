@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jax
 import pytest
+import yaml
 
 jax.config.update("jax_enable_x64", True)
 
@@ -50,6 +51,26 @@ def load_config(*overlays: str) -> dict:
 
 
 SMOKE_CONFIG = "workflow/configs/smoke.yaml"
+#: the smoke cell whose chain tests/test_slurm.py also runs through SLURM
+SMOKE_CELL_TASK = "mackey_glass"
+SMOKE_CELL_NY = yaml.safe_load((ROOT / SMOKE_CONFIG).read_text())["dimensions"][0]
+_CELL = f"results/smoke/{{}}/{SMOKE_CELL_TASK}/ny{SMOKE_CELL_NY}"
+#: that cell's chain (task data to the RON's and the pretrained reservoir's scores, both pretraining
+#: modes and their evaluation) and the two downloaded tasks' data. The other variants run the same
+#: rules. The local smoke DAG makes these first (--prioritize), so that the SLURM run of the same
+#: targets can start early, on the compilation cache the local run has filled.
+SMOKE_CELL_TARGETS = (
+    [f"{_CELL.format('scores')}/{variant}.json" for variant in ("ron", "pretrained")]
+    + [
+        f"{_CELL.format('pretrain')}/{mode}/evaluation.json"
+        for mode in yaml.safe_load((ROOT / "config.yaml").read_text())["pretrain"]["modes"]
+    ]
+    + ["results/smoke/data/adiac.h5", "results/smoke/data/smnist.h5"]
+)
+#: test files handed out first and last (pytest-xdist's --dist loadfile, --no-loadscope-reorder):
+#: the SLURM cell first, so that its run overlaps the local smoke DAG instead of following it;
+#: the smoke DAG's own tests last, so that no worker waits for the DAG while unit tests are left
+FILES_FIRST, FILES_LAST = ("test_slurm.py",), ("test_workflow_smoke.py",)
 
 
 def copy_workflow(dest: Path) -> Path:
@@ -108,7 +129,9 @@ def start_smoke_dag(config) -> Path:
     workdir = folder / "workflow"
     workdir.mkdir()
     copy_workflow(workdir)
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", SMOKE_CONFIG]
+    # targets/options first: --configfile takes every word that follows it
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2", "--prioritize", *SMOKE_CELL_TARGETS]
+    cmd += ["--configfile", SMOKE_CONFIG]
     # the return code written whole (temp then rename): a waiting worker never reads it half-written
     script = (
         f"{shlex.join(cmd)} > ../smoke-dag.log 2>&1; echo $? > ../returncode.tmp; mv ../returncode.tmp ../returncode"
@@ -135,6 +158,12 @@ def pytest_collection_finish(session):
     both cores beside the unit tests, and ``smoke_run`` waits for it."""
     if any("smoke_run" in item.fixturenames for item in session.items):
         start_smoke_dag(session.config)
+
+
+def pytest_collection_modifyitems(config, items):
+    """FILES_FIRST, then the other files, then FILES_LAST (a stable sort: each group keeps the
+    collection's order). Every worker sorts alike, so their collections stay equal."""
+    items.sort(key=lambda item: 0 if item.path.name in FILES_FIRST else 2 if item.path.name in FILES_LAST else 1)
 
 
 def pytest_unconfigure(config):

@@ -8,13 +8,17 @@ started, by PID. In a scratch copy of the workflow (``conftest.copy_workflow``) 
               --verbose --configfile workflow/configs/smoke.yaml
 
 with a hard deadline (the process group is killed), while the local ``smoke_run`` fixture
-(``snakemake --cores 2``, the whole DAG) runs at the same time. ``SLURM_TARGETS`` are one
-cell's chain (Mackey-Glass at the first smoke dimension: task data, reference RON, its
-selection, pretraining dataset, both pretraining modes and their evaluation, the RON's and
-the pretrained variant's rollouts and readouts) and the two downloaded tasks' data, so every rule that
-runs per task, per cell or per variant, and both downloads, runs here; the tables, figures
-and supplementary rules, which only gather those files, are left to the local run (the
-whole DAG twice cost CI 13 of its 24 minutes on 2 cores). Then:
+(``snakemake --cores 2``, the whole DAG) goes on. The local DAG makes ``SLURM_TARGETS`` first
+(``--prioritize``, tests/conftest.py) and the SLURM run starts once they exist, so that its jobs
+find their programs in the run's shared compilation cache; this module is the first file a
+pytest-xdist worker takes, so that the SLURM run overlaps the rest of the local DAG instead of
+following it. ``SLURM_TARGETS`` are one cell's chain (Mackey-Glass at the first smoke
+dimension: task data, reference RON, its selection, pretraining dataset, both pretraining modes
+and their evaluation, the RON's and the pretrained variant's rollouts and readouts) and the two
+downloaded tasks' data, so every rule that runs per task, per cell or per variant, and both
+downloads, runs here; the tables, figures and supplementary rules, which only gather those
+files, are left to the local run (the whole DAG twice cost CI 13 of its 24 minutes on 2
+cores). Then:
 
 * every file under results/ must equal the local run's file of the same name: HDF5 by
   datasets (array equality), attributes, dtypes and shapes via h5py; JSON without measured
@@ -66,7 +70,15 @@ import h5py
 import numpy as np
 import pytest
 import yaml
-from conftest import SMOKE_CONFIG, copy_workflow
+from conftest import (
+    SMOKE_CELL_NY,
+    SMOKE_CELL_TARGETS,
+    SMOKE_CELL_TASK,
+    SMOKE_CONFIG,
+    SMOKE_TIMEOUT,
+    copy_workflow,
+    start_smoke_dag,
+)
 
 try:
     from slurm_cluster import MARKER_VAR, single_node_slurm, slurm_available
@@ -83,7 +95,6 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 #: rules that run on the submit host: the downloads (localrules in data.smk)
 SUBMIT_HOST_RULES = {"fetch_mnist", "fetch_adiac"}
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
-SMOKE = yaml.safe_load((REPO / SMOKE_CONFIG).read_text())
 
 #: hard deadline for the SLURM run of the smoke cell (its process group is killed after it)
 SMOKE_DEADLINE = 1500
@@ -122,9 +133,7 @@ TEST_OVERRIDES = {
     "retries": 0,
 }
 #: the smoke cell whose chain runs on SLURM and whose RON rollout is then made to fail
-FAIL_TASK = "mackey_glass"
-FAIL_NY = SMOKE["dimensions"][0]
-_CELL = f"results/smoke/{{}}/{FAIL_TASK}/ny{FAIL_NY}"
+FAIL_TASK, FAIL_NY = SMOKE_CELL_TASK, SMOKE_CELL_NY
 #: every rule that runs per task, cell, mode or variant (fetch_* run on the submit host)
 CELL_RULES = {
     "task_data_mackey_glass",
@@ -142,14 +151,8 @@ CELL_RULES = {
     "gather_activations",
     "readout",
 }
-#: what the SLURM run makes: one cell's chain and the downloaded tasks' data
-SLURM_TARGETS = (
-    # the RON and one physical variant: the other variants run the same rules (and each job on
-    # SLURM starts snakemake twice besides itself)
-    [f"{_CELL.format('scores')}/{variant}.json" for variant in ("ron", "pretrained")]
-    + [f"{_CELL.format('pretrain')}/{mode}/evaluation.json" for mode in CONFIG["pretrain"]["modes"]]
-    + ["results/smoke/data/adiac.h5", "results/smoke/data/smnist.h5"]
-)
+#: what the SLURM run makes: one cell's chain and the downloaded tasks' data (conftest)
+SLURM_TARGETS = SMOKE_CELL_TARGETS
 
 
 # --------------------------------------------------------------------------------------
@@ -466,12 +469,26 @@ def override_profile(cluster, tmp_path_factory) -> Path:
     return write_override_profile(tmp_path_factory.mktemp("test-profile"), REPO / PROFILE_REL, cluster.partition)
 
 
+def wait_for_local_targets(folder: Path) -> None:
+    """Until the local smoke DAG in ``folder`` has made every SLURM target, or has ended (the
+    ``smoke_run`` fixture reports its failure), or SMOKE_TIMEOUT has passed since it started."""
+    while not (folder / "started").exists():  # another worker is still copying the workflow
+        time.sleep(0.5)
+    deadline = float((folder / "started").read_text()) + SMOKE_TIMEOUT
+    while not (folder / "returncode").exists() and time.time() < deadline:
+        if all((folder / "workflow" / target).exists() for target in SLURM_TARGETS):
+            return
+        time.sleep(2)
+
+
 @pytest.fixture(scope="module")
 def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> tuple[Run, Path, str]:
     """(SLURM run of the smoke cell, local smoke workdir, local snakemake output).
 
-    The SLURM run is started first and the local ``smoke_run`` fixture computed while it
-    goes on (if no other test has computed it yet)."""
+    The SLURM run starts once the local smoke DAG (which makes SLURM_TARGETS first) has made
+    them, so that its jobs find their programs in the shared compilation cache; the rest of the
+    local DAG goes on beside it."""
+    wait_for_local_targets(start_smoke_dag(request.config))
     base = tmp_path_factory.mktemp("slurm-smoke")
     workdir = base / "work"
     workdir.mkdir()
