@@ -196,7 +196,7 @@ def test_perturbed_robots_multiply_theta_rob_and_carry_the_gradient(problem):
     np.testing.assert_allclose(perturbed_robots(model, factor).robots.theta(), theta * factor, rtol=1e-12)
     np.testing.assert_allclose(perturbed_robots(model, np.ones_like(theta)).robots.theta(), theta, rtol=1e-12)
     batch = jax.tree_util.tree_map(lambda a: jnp.asarray(a[:40]), problem[1]["train"])
-    grad = eqx.filter_grad(lambda m: mse_loss(perturbed_robots(m, factor), batch))(model)
+    grad = eqx.filter_jit(eqx.filter_grad(lambda m: mse_loss(perturbed_robots(m, factor), batch)))(model)
     assert np.all(np.isfinite(grad.robots.raw)) and np.any(grad.robots.raw != 0)
 
 
