@@ -71,16 +71,25 @@ def test_inertia_stiffness_damping_gravity_match_soromox(rng, n_pcs):
     _, elastic_damping = forces(theta, q, qdot, (0.0, 0.0), 5, False)
     _, elastic_gravity = forces(theta, q, jnp.zeros_like(q), pcs.base_frame_gravity(UPRIGHT_GRAVITY), 5, False)
     n = 3 * n_pcs
+
+    @jax.jit
+    @functools.partial(jax.vmap, in_axes=(None, 0, 0))  # over states
+    def soromox_terms(theta_r, q, qd):
+        """soromox's B, K q, D q' and G of one robot (n_pcs, 8) at one state (n,), (n,)."""
+        robot = pcs_robot(theta_r, jnp.asarray(UPRIGHT_GRAVITY), 5)
+        B, _, G = robot.dynamics_terms(q, qd)
+        return B, robot.elastic_force(q), robot.damping_matrix(q) @ qd, G
+
     for r in range(N_ROBOTS):
-        robot = pcs_robot(theta[r], jnp.asarray(UPRIGHT_GRAVITY), 5)
+        B_sx, elastic_sx, damping_sx, G_sx = soromox_terms(
+            theta[r], Q[:, r * n : (r + 1) * n], Qdot[:, r * n : (r + 1) * n]
+        )
         for b in range(N_STATES):
-            q_b, qd_b = Q[b, r * n : (r + 1) * n], Qdot[b, r * n : (r + 1) * n]
-            B_sx, _, G_sx = robot.dynamics_terms(q_b, qd_b)
-            assert relative_error(B[r, ..., b], B_sx) < 1e-12
+            assert relative_error(B[r, ..., b], B_sx[b]) < 1e-12
             np.testing.assert_array_equal(B[r, ..., b], B[r, ..., b].T)  # symmetric by construction
-            assert relative_error(elastic[r, :, b], robot.elastic_force(q_b)) < 1e-14
-            assert relative_error(elastic_damping[r, :, b] - elastic[r, :, b], robot.damping_matrix(q_b) @ qd_b) < 1e-12
-            assert relative_error(elastic_gravity[r, :, b] - elastic[r, :, b], G_sx) < 1e-12
+            assert relative_error(elastic[r, :, b], elastic_sx[b]) < 1e-14
+            assert relative_error(elastic_damping[r, :, b] - elastic[r, :, b], damping_sx[b]) < 1e-12
+            assert relative_error(elastic_gravity[r, :, b] - elastic[r, :, b], G_sx[b]) < 1e-12
 
 
 @pytest.mark.parametrize("n_pcs", [1, 2, 5])
