@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.integrate import odeint
 
 from physres.io import InputError, atomic_h5, atomic_path, check_array, read_h5, write_h5_attrs, write_text
 from physres.names import TASKS, task_kind
@@ -317,6 +316,9 @@ def lorenz96_batch(
     rng: np.random.Generator, n_seq: int, n_u: int, n_steps: int, dt: float, forcing: float
 ) -> np.ndarray:
     """n_seq trajectories, each from x0 uniform in [F - 0.5, F + 0.5], sampled every dt."""
+    # imported here: scipy.integrate costs every job that reads task data ~0.5 s to import
+    from scipy.integrate import odeint
+
     t = np.arange(n_steps) * dt
     out = np.empty((n_seq, n_steps, n_u), np.float32)
     for i in range(n_seq):
