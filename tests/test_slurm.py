@@ -482,12 +482,10 @@ def wait_for_local_targets(folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> tuple[Run, Path, str]:
-    """(SLURM run of the smoke cell, local smoke workdir, local snakemake output).
-
-    The SLURM run starts once the local smoke DAG (which makes SLURM_TARGETS first) has made
-    them, so that its jobs find their programs in the shared compilation cache; the rest of the
-    local DAG goes on beside it."""
+def slurm_run(request, cluster, override_profile, tmp_path_factory) -> Run:
+    """The SLURM run of the smoke cell. It starts once the local smoke DAG (which makes
+    SLURM_TARGETS first) has made them, so that its jobs find their programs in the shared
+    compilation cache; the rest of the local DAG goes on beside it."""
     wait_for_local_targets(start_smoke_dag(request.config))
     base = tmp_path_factory.mktemp("slurm-smoke")
     workdir = base / "work"
@@ -495,20 +493,21 @@ def smoke_runs(request, cluster, override_profile, tmp_path_factory) -> tuple[Ru
     copy_workflow(workdir)
     # targets/options first: --configfile takes every word that follows it
     args = SLURM_TARGETS + profile_args(workdir, override_profile) + ["--configfile", SMOKE_CONFIG]
-    t0 = time.monotonic()
     job = Snakemake(args, workdir, _clean_env(cluster.env), base / "snakemake-output.txt", SMOKE_DEADLINE)
     try:
-        local_workdir, local_output = request.getfixturevalue("smoke_run")
-        local_seconds = time.monotonic() - t0
         run = job.wait()
     finally:
         job.kill()
-    print(
-        f"\n[slurm] smoke cell: SLURM run {run.seconds:.0f} s (rc={run.returncode}); local smoke_run "
-        f"ready {local_seconds:.0f} s after the SLURM run started; both done after "
-        f"{time.monotonic() - t0:.0f} s"
-    )
-    return run, Path(local_workdir), local_output
+    print(f"\n[slurm] smoke cell: SLURM run {run.seconds:.0f} s (rc={run.returncode})")
+    return run
+
+
+@pytest.fixture(scope="module")
+def smoke_runs(slurm_run, smoke_run) -> tuple[Run, Path, str]:
+    """(SLURM run of the smoke cell, local smoke workdir, local snakemake output): the tests that
+    compare the two wait for the whole local DAG."""
+    local_workdir, local_output = smoke_run
+    return slurm_run, Path(local_workdir), local_output
 
 
 # --------------------------------------------------------------------------------------
@@ -542,6 +541,43 @@ def test_cluster_stops_every_process(tmp_path):
                 pass
     assert not leftovers, f"processes of the test cluster left: {leftovers}"
     assert (tmp_path / "slurm-logs" / "slurmctld.log").is_file()
+
+
+def test_failing_job_is_reported(slurm_run, cluster, override_profile, tmp_path):
+    """Runs while the local smoke DAG goes on: it needs only the SLURM run's own files."""
+    run = slurm_run
+    assert run.returncode == 0, "the smoke cell failed on SLURM; see test_smoke_cell_on_slurm_matches_local"
+    workdir = tmp_path / "fail"
+    shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
+    target = f"results/smoke/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
+    log_rel = f"logs/smoke/rollout_ron/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
+    assert (workdir / target).is_file()
+    (workdir / "results/smoke/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
+    before = digests(workdir / "results", skip={target.removeprefix("results/")})
+
+    # the target before --forcerun, whose list would swallow it; --configfile last
+    args = (
+        [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout_ron", "--configfile", SMOKE_CONFIG]
+    )
+    failed = Snakemake(args, workdir, _clean_env(cluster.env), tmp_path / "snakemake-output.txt", RUN_TIMEOUT).wait()
+    print(f"\n[slurm] failing run took {failed.seconds:.1f} s (rc={failed.returncode})")
+    out = failed.output
+    assert failed.returncode != 0, out[-6000:]
+    assert "Error in rule rollout_ron" in out, out[-6000:]
+    assert log_rel in out, out[-6000:]  # the error report names the rule's log
+    # exactly one submission (retries: 0 of the override beats retries: 1 of the profile)
+    calls, subs = sbatch_calls(out), submissions(out)
+    assert [c.rule for c in calls] == ["rollout_ron"] and len(subs) == 1, [c.head for c in calls]
+    _, sid, slurm_log = subs[0]
+    assert slurm_jobs(cluster)[sid]["JobState"] == "FAILED"
+    assert re.search(rf"SLURM-job '{sid}' failed", out), out[-6000:]
+    # the rule's log is kept and says why; so is the SLURM log
+    log = (workdir / log_rel).read_text()
+    assert "rule rollout_ron" in log and "file signature not found" in log, log[-3000:]  # h5py on the garbage
+    assert Path(slurm_log).is_file() and "Error" in Path(slurm_log).read_text(errors="replace")
+    # no half-written target, and every other output of the earlier run is untouched
+    assert not (workdir / target).exists()
+    assert digests(workdir / "results", skip={target.removeprefix("results/")}) == before
 
 
 def test_smoke_cell_on_slurm_matches_local(smoke_runs):
@@ -618,39 +654,3 @@ def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, reco
     for sid in set(slurm_ids) - set(gpu_jobs):
         assert "gpu" not in records[sid].get("TresPerJob", ""), records[sid]
     record_sbatch("smoke cell", calls, tmp_path_factory.getbasetemp(), record_property)
-
-
-def test_failing_job_is_reported(smoke_runs, cluster, override_profile, tmp_path):
-    run, _, _ = smoke_runs
-    assert run.returncode == 0, "the smoke cell failed on SLURM; see test_smoke_cell_on_slurm_matches_local"
-    workdir = tmp_path / "fail"
-    shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
-    target = f"results/smoke/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
-    log_rel = f"logs/smoke/rollout_ron/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
-    assert (workdir / target).is_file()
-    (workdir / "results/smoke/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
-    before = digests(workdir / "results", skip={target.removeprefix("results/")})
-
-    # the target before --forcerun, whose list would swallow it; --configfile last
-    args = (
-        [target] + profile_args(workdir, override_profile) + ["--forcerun", "rollout_ron", "--configfile", SMOKE_CONFIG]
-    )
-    failed = Snakemake(args, workdir, _clean_env(cluster.env), tmp_path / "snakemake-output.txt", RUN_TIMEOUT).wait()
-    print(f"\n[slurm] failing run took {failed.seconds:.1f} s (rc={failed.returncode})")
-    out = failed.output
-    assert failed.returncode != 0, out[-6000:]
-    assert "Error in rule rollout_ron" in out, out[-6000:]
-    assert log_rel in out, out[-6000:]  # the error report names the rule's log
-    # exactly one submission (retries: 0 of the override beats retries: 1 of the profile)
-    calls, subs = sbatch_calls(out), submissions(out)
-    assert [c.rule for c in calls] == ["rollout_ron"] and len(subs) == 1, [c.head for c in calls]
-    _, sid, slurm_log = subs[0]
-    assert slurm_jobs(cluster)[sid]["JobState"] == "FAILED"
-    assert re.search(rf"SLURM-job '{sid}' failed", out), out[-6000:]
-    # the rule's log is kept and says why; so is the SLURM log
-    log = (workdir / log_rel).read_text()
-    assert "rule rollout_ron" in log and "file signature not found" in log, log[-3000:]  # h5py on the garbage
-    assert Path(slurm_log).is_file() and "Error" in Path(slurm_log).read_text(errors="replace")
-    # no half-written target, and every other output of the earlier run is untouched
-    assert not (workdir / target).exists()
-    assert digests(workdir / "results", skip={target.removeprefix("results/")}) == before
