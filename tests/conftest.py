@@ -9,7 +9,6 @@ from pathlib import Path
 
 import jax
 import pytest
-import yaml
 
 jax.config.update("jax_enable_x64", True)
 
@@ -53,7 +52,7 @@ def load_config(*overlays: str) -> dict:
 SMOKE_CONFIG = "workflow/configs/smoke.yaml"
 #: the smoke cell whose chain tests/test_slurm.py also runs through SLURM
 SMOKE_CELL_TASK = "mackey_glass"
-SMOKE_CELL_NY = yaml.safe_load((ROOT / SMOKE_CONFIG).read_text())["dimensions"][0]
+SMOKE_CELL_NY = load_config(SMOKE_CONFIG)["dimensions"][0]
 _CELL = f"results/smoke/{{}}/{SMOKE_CELL_TASK}/ny{SMOKE_CELL_NY}"
 #: that cell's chain (task data to the RON's and the pretrained reservoir's scores, both pretraining
 #: modes and their evaluation) and the two downloaded tasks' data. The other variants run the same
@@ -61,10 +60,7 @@ _CELL = f"results/smoke/{{}}/{SMOKE_CELL_TASK}/ny{SMOKE_CELL_NY}"
 #: targets can start early, on the compilation cache the local run has filled.
 SMOKE_CELL_TARGETS = (
     [f"{_CELL.format('scores')}/{variant}.json" for variant in ("ron", "pretrained")]
-    + [
-        f"{_CELL.format('pretrain')}/{mode}/evaluation.json"
-        for mode in yaml.safe_load((ROOT / "config.yaml").read_text())["pretrain"]["modes"]
-    ]
+    + [f"{_CELL.format('pretrain')}/{mode}/evaluation.json" for mode in load_config()["pretrain"]["modes"]]
     + ["results/smoke/data/adiac.h5", "results/smoke/data/smnist.h5"]
 )
 #: test files handed out first and last (pytest-xdist's --dist loadfile, --no-loadscope-reorder):
@@ -145,6 +141,13 @@ def start_smoke_dag(config) -> Path:
     return folder
 
 
+def smoke_dag_deadline(folder: Path) -> float:
+    """SMOKE_TIMEOUT after the DAG in ``folder`` started (time.time()), once it has started."""
+    while not (folder / "started").exists():  # another worker is still copying the workflow
+        time.sleep(0.5)
+    return float((folder / "started").read_text()) + SMOKE_TIMEOUT
+
+
 def stop_smoke_dag(folder: Path) -> None:
     if (folder / "pid").exists() and not (folder / "returncode").exists():
         try:
@@ -178,9 +181,7 @@ def smoke_run(request):
     """The whole smoke DAG, run once per test run (shared by the pytest-xdist workers), started in
     the background when the tests were collected: (workdir, snakemake output)."""
     folder = start_smoke_dag(request.config)
-    while not (folder / "started").exists():  # another worker is still copying the workflow
-        time.sleep(0.5)
-    deadline = float((folder / "started").read_text()) + SMOKE_TIMEOUT
+    deadline = smoke_dag_deadline(folder)
     while not (folder / "returncode").exists():
         if time.time() > deadline:
             stop_smoke_dag(folder)

@@ -12,8 +12,8 @@ from physres.robot import PARAMETER_NAMES, pcs_robot, robot_acceleration, sample
 from physres.simulate import physical_rollout
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
-# the schema's fewest Gauss points and the kernel's compact form, which compile fastest: for tests of
-# stacking and splitting, not of the kernel (tests/test_pcs.py holds both forms to soromox)
+# the schema's fewest Gauss points and the kernel's compact form, which compile fastest: for the tests
+# that are not of the kernel (tests/test_pcs.py holds both forms to soromox)
 FAST_KERNEL = dict(gauss_points=3, dynamics="physres_compact")
 
 

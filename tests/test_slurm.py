@@ -4,15 +4,15 @@
 needed; slurm-wlm and munge are apt-installed if missing) and stops every process it
 started, by PID. In a scratch copy of the workflow (``conftest.copy_workflow``) the test runs
 
-    snakemake <SLURM_TARGETS> --profile <copy>/workflow/profiles/slurm --profile <test override> \\
+    snakemake <SMOKE_CELL_TARGETS> --profile <copy>/workflow/profiles/slurm --profile <test override> \\
               --verbose --configfile workflow/configs/smoke.yaml
 
 with a hard deadline (the process group is killed), while the local ``smoke_run`` fixture
-(``snakemake --cores 2``, the whole DAG) goes on. The local DAG makes ``SLURM_TARGETS`` first
+(``snakemake --cores 2``, the whole DAG) goes on. The local DAG makes ``SMOKE_CELL_TARGETS`` first
 (``--prioritize``, tests/conftest.py) and the SLURM run starts once they exist, so that its jobs
 find their programs in the run's shared compilation cache; this module is the first file a
 pytest-xdist worker takes, so that the SLURM run overlaps the rest of the local DAG instead of
-following it. ``SLURM_TARGETS`` are one cell's chain (Mackey-Glass at the first smoke
+following it. ``SMOKE_CELL_TARGETS`` are one cell's chain (Mackey-Glass at the first smoke
 dimension: task data, reference RON, its selection, pretraining dataset, both pretraining modes
 and their evaluation, the RON's and the pretrained variant's rollouts and readouts) and the two
 downloaded tasks' data, so every rule that runs per task, per cell or per variant, and both
@@ -75,8 +75,8 @@ from conftest import (
     SMOKE_CELL_TARGETS,
     SMOKE_CELL_TASK,
     SMOKE_CONFIG,
-    SMOKE_TIMEOUT,
     copy_workflow,
+    smoke_dag_deadline,
     start_smoke_dag,
 )
 
@@ -132,8 +132,6 @@ TEST_OVERRIDES = {
     # a failing job must fail once, not be resubmitted
     "retries": 0,
 }
-#: the smoke cell whose chain runs on SLURM and whose RON rollout is then made to fail
-FAIL_TASK, FAIL_NY = SMOKE_CELL_TASK, SMOKE_CELL_NY
 #: every rule that runs per task, cell, mode or variant (fetch_* run on the submit host)
 CELL_RULES = {
     "task_data_mackey_glass",
@@ -151,8 +149,6 @@ CELL_RULES = {
     "gather_activations",
     "readout",
 }
-#: what the SLURM run makes: one cell's chain and the downloaded tasks' data (conftest)
-SLURM_TARGETS = SMOKE_CELL_TARGETS
 
 
 # --------------------------------------------------------------------------------------
@@ -319,10 +315,10 @@ def job_stats(output: str) -> dict[str, int]:
 
 
 def planned_jobs(workdir: Path) -> dict[str, int]:
-    """The job stats of a dry run of SLURM_TARGETS in a fresh copy of the workflow."""
+    """The job stats of a dry run of SMOKE_CELL_TARGETS in a fresh copy of the workflow."""
     copy_workflow(workdir)
     out = subprocess.run(
-        SNAKEMAKE + SLURM_TARGETS + ["-n", "--configfile", SMOKE_CONFIG],
+        SNAKEMAKE + SMOKE_CELL_TARGETS + ["-n", "--configfile", SMOKE_CONFIG],
         cwd=workdir,
         env=_clean_env(),
         capture_output=True,
@@ -472,11 +468,9 @@ def override_profile(cluster, tmp_path_factory) -> Path:
 def wait_for_local_targets(folder: Path) -> None:
     """Until the local smoke DAG in ``folder`` has made every SLURM target, or has ended (the
     ``smoke_run`` fixture reports its failure), or SMOKE_TIMEOUT has passed since it started."""
-    while not (folder / "started").exists():  # another worker is still copying the workflow
-        time.sleep(0.5)
-    deadline = float((folder / "started").read_text()) + SMOKE_TIMEOUT
+    deadline = smoke_dag_deadline(folder)
     while not (folder / "returncode").exists() and time.time() < deadline:
-        if all((folder / "workflow" / target).exists() for target in SLURM_TARGETS):
+        if all((folder / "workflow" / target).exists() for target in SMOKE_CELL_TARGETS):
             return
         time.sleep(2)
 
@@ -484,7 +478,7 @@ def wait_for_local_targets(folder: Path) -> None:
 @pytest.fixture(scope="module")
 def slurm_run(request, cluster, override_profile, tmp_path_factory) -> Run:
     """The SLURM run of the smoke cell. It starts once the local smoke DAG (which makes
-    SLURM_TARGETS first) has made them, so that its jobs find their programs in the shared
+    SMOKE_CELL_TARGETS first) has made them, so that its jobs find their programs in the shared
     compilation cache; the rest of the local DAG goes on beside it."""
     wait_for_local_targets(start_smoke_dag(request.config))
     base = tmp_path_factory.mktemp("slurm-smoke")
@@ -492,7 +486,7 @@ def slurm_run(request, cluster, override_profile, tmp_path_factory) -> Run:
     workdir.mkdir()
     copy_workflow(workdir)
     # targets/options first: --configfile takes every word that follows it
-    args = SLURM_TARGETS + profile_args(workdir, override_profile) + ["--configfile", SMOKE_CONFIG]
+    args = SMOKE_CELL_TARGETS + profile_args(workdir, override_profile) + ["--configfile", SMOKE_CONFIG]
     job = Snakemake(args, workdir, _clean_env(cluster.env), base / "snakemake-output.txt", SMOKE_DEADLINE)
     try:
         run = job.wait()
@@ -549,10 +543,10 @@ def test_failing_job_is_reported(slurm_run, cluster, override_profile, tmp_path)
     assert run.returncode == 0, "the smoke cell failed on SLURM; see test_smoke_cell_on_slurm_matches_local"
     workdir = tmp_path / "fail"
     shutil.copytree(run.workdir, workdir, symlinks=True)  # copy2: keeps the mtimes
-    target = f"results/smoke/activations/{FAIL_TASK}/ny{FAIL_NY}/ron.h5"
-    log_rel = f"logs/smoke/rollout_ron/{FAIL_TASK}_ny{FAIL_NY}_ron.log"
+    target = f"results/smoke/activations/{SMOKE_CELL_TASK}/ny{SMOKE_CELL_NY}/ron.h5"
+    log_rel = f"logs/smoke/rollout_ron/{SMOKE_CELL_TASK}_ny{SMOKE_CELL_NY}_ron.log"
     assert (workdir / target).is_file()
-    (workdir / "results/smoke/data" / f"{FAIL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
+    (workdir / "results/smoke/data" / f"{SMOKE_CELL_TASK}.h5").write_bytes(b"not an HDF5 file\n" * 100)
     before = digests(workdir / "results", skip={target.removeprefix("results/")})
 
     # the target before --forcerun, whose list would swallow it; --configfile last
@@ -586,7 +580,7 @@ def test_smoke_cell_on_slurm_matches_local(smoke_runs):
     ours, theirs = run.workdir / "results", local_workdir / "results"
     names = files_under(ours)
     assert set(names) <= set(files_under(theirs)), set(names) - set(files_under(theirs))
-    for target in SLURM_TARGETS:
+    for target in SMOKE_CELL_TARGETS:
         assert target.removeprefix("results/") in names, target
     same_bytes = 0
     for name in names:
