@@ -7,8 +7,16 @@ import sys
 import time
 from pathlib import Path
 
-import jax
-import pytest
+# The suite runs its programs on tiny data, where XLA's compiling is most of the cost: with its
+# LLVM optimisations off a compile-heavy test takes about 40 % less CPU (docs/performance.md, CI).
+# It rounds differently from the optimised code, so every process of a test run must share it:
+# set before jax is imported, it reaches both pytest-xdist workers and every job of the smoke DAG,
+# locally and on SLURM (sbatch --export=ALL). test_pretrain's bitwise check across processes
+# runs with the optimisations on, as the workflow does.
+os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 

@@ -158,6 +158,7 @@ def test_seeded_pretraining_is_bitwise_repeatable_across_processes(tmp_path):
     """Two fresh processes on this machine train the same seeded starts to byte-identical models
     (no dependence on thread timing or the compilation cache; across CPUs with other vector
     instruction sets XLA may round differently, see docs/performance.md)."""
+    import os
     import subprocess
     import sys
 
@@ -177,10 +178,11 @@ models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), 3, 1, 1, 1
 state = pretrain_multistart(models, data, Schedule(3, 1, 1e-2, 1e-4, 40, 1.0), "full", jax.random.PRNGKey(7))
 eqx.tree_serialise_leaves(__import__("sys").argv[1], state.model)
 """
+    env = dict(os.environ, JAX_DISABLE_MOST_OPTIMIZATIONS="0")  # the workflow's compiler (tests/conftest.py)
     outputs = []
     for run in range(2):
         path = tmp_path / f"run{run}.eqx"
-        subprocess.run([sys.executable, "-c", script, str(path)], check=True, capture_output=True, timeout=300)
+        subprocess.run([sys.executable, "-c", script, str(path)], check=True, capture_output=True, timeout=300, env=env)
         outputs.append(path.read_bytes())
     assert outputs[0] == outputs[1]
 
