@@ -7,7 +7,7 @@ started, by PID. In a scratch copy of the workflow (``conftest.copy_workflow``) 
     snakemake <SMOKE_CELL_TARGETS> --profile <copy>/workflow/profiles/slurm --profile <test override> \\
               --verbose --configfile workflow/configs/smoke.yaml
 
-with a hard deadline (the process group is killed), while the local ``smoke_run`` fixture
+with a hard deadline (the process group is killed), while the local smoke DAG
 (``snakemake --cores 2``, the whole DAG) goes on. The local DAG makes ``SMOKE_CELL_TARGETS`` first
 (``--prioritize``, tests/conftest.py) and the SLURM run starts once they exist, so that its jobs
 find their programs in the run's shared compilation cache; this module is the first file a
@@ -77,6 +77,7 @@ from conftest import (
     SMOKE_CONFIG,
     copy_workflow,
     smoke_dag_deadline,
+    smoke_dag_folder,
     start_smoke_dag,
 )
 
@@ -497,11 +498,15 @@ def slurm_run(request, cluster, override_profile, tmp_path_factory) -> Run:
 
 
 @pytest.fixture(scope="module")
-def smoke_runs(slurm_run, smoke_run) -> tuple[Run, Path, str]:
-    """(SLURM run of the smoke cell, local smoke workdir, local snakemake output): the tests that
-    compare the two wait for the whole local DAG."""
-    local_workdir, local_output = smoke_run
-    return slurm_run, Path(local_workdir), local_output
+def smoke_runs(request, slurm_run) -> tuple[Run, Path]:
+    """(SLURM run of the smoke cell, local smoke workdir). The local DAG made the cell's targets,
+    each written whole, before the SLURM run started, so the tests that compare the two need not
+    wait for the rest of it: this worker goes on to other test files meanwhile (waiting here, it
+    had pytest-xdist queue a file of unit tests behind the whole DAG)."""
+    workdir = smoke_dag_folder(request.config) / "workflow"
+    missing = [target for target in SMOKE_CELL_TARGETS if not (workdir / target).exists()]
+    assert not missing, f"the local smoke DAG did not make {missing}; its log: {workdir.parent / 'smoke-dag.log'}"
+    return slurm_run, workdir
 
 
 # --------------------------------------------------------------------------------------
@@ -575,7 +580,7 @@ def test_failing_job_is_reported(slurm_run, cluster, override_profile, tmp_path)
 
 
 def test_smoke_cell_on_slurm_matches_local(smoke_runs):
-    run, local_workdir, _ = smoke_runs
+    run, local_workdir = smoke_runs
     assert run.returncode == 0, run.output[-8000:]
     ours, theirs = run.workdir / "results", local_workdir / "results"
     names = files_under(ours)
@@ -596,7 +601,7 @@ def test_smoke_cell_on_slurm_matches_local(smoke_runs):
 
 
 def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, record_property):
-    run, _, _ = smoke_runs
+    run, _ = smoke_runs
     assert run.returncode == 0, run.output[-8000:]
     stats = job_stats(run.output)
     assert stats == planned_jobs(tmp_path_factory.mktemp("slurm-plan")), "SLURM run planned other jobs"
