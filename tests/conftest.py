@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 # The suite runs its programs on tiny data, where XLA's compiling is most of the cost: with its
-# LLVM optimisations off a compile-heavy test takes about 40 % less CPU (docs/performance.md, CI).
+# LLVM optimisations off the compile-heavy tests took 37 % less CPU (docs/performance.md, CI).
 # It rounds differently from the optimised code, so every process of a test run must share it:
 # set before jax is imported, it reaches both pytest-xdist workers and every job of the smoke DAG,
 # locally and on SLURM (sbatch --export=ALL). test_pretrain's bitwise check across processes
