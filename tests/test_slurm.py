@@ -466,12 +466,17 @@ def override_profile(cluster, tmp_path_factory) -> Path:
     return write_override_profile(tmp_path_factory.mktemp("test-profile"), REPO / PROFILE_REL, cluster.partition)
 
 
+def missing_local_targets(folder: Path) -> list[str]:
+    """The SLURM targets that the local smoke DAG in ``folder`` has not made (yet)."""
+    return [target for target in SMOKE_CELL_TARGETS if not (folder / "workflow" / target).exists()]
+
+
 def wait_for_local_targets(folder: Path) -> None:
     """Until the local smoke DAG in ``folder`` has made every SLURM target, or has ended (the
     ``smoke_run`` fixture reports its failure), or SMOKE_TIMEOUT has passed since it started."""
     deadline = smoke_dag_deadline(folder)
     while not (folder / "returncode").exists() and time.time() < deadline:
-        if all((folder / "workflow" / target).exists() for target in SMOKE_CELL_TARGETS):
+        if not missing_local_targets(folder):
             return
         time.sleep(2)
 
@@ -503,10 +508,10 @@ def smoke_runs(request, slurm_run) -> tuple[Run, Path]:
     each written whole, before the SLURM run started, so the tests that compare the two need not
     wait for the rest of it: this worker goes on to other test files meanwhile (waiting here, it
     had pytest-xdist queue a file of unit tests behind the whole DAG)."""
-    workdir = smoke_dag_folder(request.config) / "workflow"
-    missing = [target for target in SMOKE_CELL_TARGETS if not (workdir / target).exists()]
-    assert not missing, f"the local smoke DAG did not make {missing}; its log: {workdir.parent / 'smoke-dag.log'}"
-    return slurm_run, workdir
+    folder = smoke_dag_folder(request.config)
+    missing = missing_local_targets(folder)
+    assert not missing, f"the local smoke DAG did not make {missing}; its log: {folder / 'smoke-dag.log'}"
+    return slurm_run, folder / "workflow"
 
 
 # --------------------------------------------------------------------------------------
