@@ -8,12 +8,17 @@ import time
 from pathlib import Path
 
 # The suite runs its programs on tiny data, where XLA's compiling is most of the cost: with its
-# LLVM optimisations off the compile-heavy tests took 37 % less CPU (docs/performance.md, CI).
-# It rounds differently from the optimised code, so every process of a test run must share it:
-# set before jax is imported, it reaches both pytest-xdist workers and every job of the smoke DAG,
-# locally and on SLURM (sbatch --export=ALL). test_pretrain's bitwise check across processes
-# runs with the optimisations on, as the workflow does.
+# LLVM optimisations off the compile-heavy tests took 37 % less CPU, and with XLA's legacy CPU
+# fusion emitters instead of its MLIR ones the unit tests took half of that (docs/performance.md,
+# CI). Both round differently from the workflow's compiler, so every process of a test run must
+# share them: set before jax is imported, they reach both pytest-xdist workers and every job of
+# the smoke DAG, locally and on SLURM (sbatch --export=ALL). test_pretrain's bitwise check across
+# processes compiles as the workflow does (WORKFLOW_COMPILER).
+TEST_XLA_FLAGS = "--xla_cpu_use_fusion_emitters=false"
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+os.environ.setdefault("XLA_FLAGS", TEST_XLA_FLAGS)
+#: environment variables that give a subprocess the workflow's own compiler
+WORKFLOW_COMPILER = {"JAX_DISABLE_MOST_OPTIMIZATIONS": "0", "XLA_FLAGS": ""}
 
 import jax  # noqa: E402
 import pytest  # noqa: E402

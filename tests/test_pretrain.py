@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import yaml
-from conftest import small_dataset
+from conftest import WORKFLOW_COMPILER, small_dataset
 
 from physres.checkpoint import load_checkpoint, save_checkpoint
 from physres.physical import init_physical_reservoir, stack_models, unstack_model
@@ -82,7 +82,10 @@ def test_full_changes_theta_rob_and_rob_fixed_keeps_it_bitwise(problem, full_run
 def test_rob_fixed_steps_equal_a_run_without_robots_in_the_parameter_tree(problem):
     """theta_rob's gradient does not enter the clipping norm in rob_fixed: one epoch of it moves
     the map and controllers as an epoch whose trainable tree has no robots at all (to rounding:
-    the two backward passes compile differently)."""
+    the two backward passes compile differently, and Adam's normalised steps amplify their
+    last-bit differences to a few 1e-9 on parameters of order 1e-2 with the test suite's compiler,
+    tests/conftest.py). Were theta_rob's gradient in the clipping norm, they would differ by their
+    own size (relative difference 2.8 when the freeze is removed from the gradient)."""
     from physres.pretrain import make_epoch, make_optimizer, trainable
 
     models, data = problem
@@ -103,7 +106,7 @@ def test_rob_fixed_steps_equal_a_run_without_robots_in_the_parameter_tree(proble
         jax.tree_util.tree_leaves(eqx.filter(fixed, eqx.is_array)),
         jax.tree_util.tree_leaves(eqx.filter(reference, eqx.is_array)),
     ):
-        np.testing.assert_allclose(leaf_fixed, leaf_reference, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(leaf_fixed, leaf_reference, rtol=1e-6, atol=1e-7)
     assert not np.array_equal(fixed.map.c, model.map.c)
 
 
@@ -178,7 +181,7 @@ models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), 3, 1, 1, 1
 state = pretrain_multistart(models, data, Schedule(3, 1, 1e-2, 1e-4, 40, 1.0), "full", jax.random.PRNGKey(7))
 eqx.tree_serialise_leaves(__import__("sys").argv[1], state.model)
 """
-    env = dict(os.environ, JAX_DISABLE_MOST_OPTIMIZATIONS="0")  # the workflow's compiler (tests/conftest.py)
+    env = dict(os.environ, **WORKFLOW_COMPILER)
     outputs = []
     for run in range(2):
         path = tmp_path / f"run{run}.eqx"
