@@ -1,0 +1,46 @@
+"""tools/job_times.py sums the benchmark files of a run by rule: CPU and wall hours, the longest job."""
+
+import pytest
+
+from tools import job_times
+
+HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def write_benchmark(folder, name, rows):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"{wall}\t0:00:00\t{rss}\t0\t0\t0\t0\t0\t50.0\t{cpu}\n" for wall, cpu, rss in rows]
+    path.write_text(HEADER + "".join(lines))
+
+
+def test_hours_by_rule_and_the_longest_job(tmp_path, capsys):
+    run = tmp_path / "benchmarks" / "r"
+    write_benchmark(run, "pretrain/a_ny6_full.tsv", [(3600.0, 1800.0, 900.0)])
+    write_benchmark(run, "pretrain/a_ny6_rob_fixed.tsv", [(7200.0, 3600.0, 1000.0)])
+    # a repeated benchmark: the last repeat counts
+    write_benchmark(run, "rollout_physical/a_ny6_pretrained_part0.tsv", [(99.0, 99.0, 1.0), (1800.0, 1800.0, 500.0)])
+    write_benchmark(run, "flops.tsv", [(36.0, 18.0, 100.0)])
+
+    table = job_times.times_by_rule(job_times.read_job_times(run))
+    assert list(table.index) == ["pretrain", "rollout_physical", "flops", "all"]  # the most CPU first
+    assert table.loc["pretrain", "jobs"] == 2
+    assert table.loc["pretrain", "cpu_h"] == pytest.approx(1.5)
+    assert table.loc["pretrain", "wall_h"] == pytest.approx(3.0)
+    assert table.loc["pretrain", "longest_job"] == "pretrain/a_ny6_rob_fixed"
+    assert table.loc["pretrain", "longest_min"] == pytest.approx(120.0)
+    assert table.loc["rollout_physical", "cpu_h"] == pytest.approx(0.5)
+    assert table.loc["flops", "jobs"] == 1
+    assert table.loc["all", "jobs"] == 4
+    assert table.loc["all", "cpu_h"] == pytest.approx(2.005)
+    assert table.loc["all", "max_rss_mb"] == 1000.0
+    assert table.loc["all", "longest_job"] == "pretrain/a_ny6_rob_fixed"
+
+    job_times.main(["r", "--benchmarks", str(tmp_path / "benchmarks")])
+    out = capsys.readouterr().out
+    assert "| pretrain " in out and "pretrain/a_ny6_rob_fixed" in out
+
+
+def test_a_run_without_benchmarks_is_an_error(tmp_path):
+    with pytest.raises(SystemExit, match="no benchmark files"):
+        job_times.main(["missing", "--benchmarks", str(tmp_path)])

@@ -1,0 +1,75 @@
+"""Measured job times of a run, by rule, from the files Snakemake's ``benchmark:`` directive wrote
+(benchmarks/<run>/<rule>/<job>.tsv): jobs, CPU hours (the job's process tree, Snakemake's
+``cpu_time``), wall hours (``s``), the longest job and the largest peak RSS. Wall time counts the
+time a job waited for a core beside other work; CPU time does not, so CPU hours are the cost.
+
+    python tools/job_times.py reduced                  # a markdown table on stdout
+    python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks
+
+Rules without a ``benchmark:`` directive (the readouts, gathers, tables and figures, each a few
+seconds) are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+
+def read_job_times(folder: Path) -> pd.DataFrame:
+    """One row per benchmarked job under ``folder`` (benchmarks/<run>): rule, job, cpu_s, wall_s,
+    max_rss_mb. A job's file holds one row per repeat; the last is taken."""
+    rows = []
+    for path in sorted(folder.rglob("*.tsv")):
+        relative = path.relative_to(folder)
+        last = pd.read_csv(path, sep="\t").iloc[-1]
+        rows.append(
+            dict(
+                rule=relative.parts[0] if len(relative.parts) > 1 else relative.stem,
+                job=str(relative.with_suffix("")),
+                cpu_s=float(last["cpu_time"]),
+                wall_s=float(last["s"]),
+                max_rss_mb=float(last["max_rss"]),
+            )
+        )
+    if not rows:
+        raise SystemExit(f"no benchmark files (*.tsv) under {folder}")
+    return pd.DataFrame(rows)
+
+
+def times_by_rule(jobs: pd.DataFrame) -> pd.DataFrame:
+    """jobs, CPU and wall hours, the longest job (by wall time) and the peak RSS of each rule, the
+    most CPU first, with a last row 'all'."""
+    longest = jobs.loc[jobs.groupby("rule")["wall_s"].idxmax()].set_index("rule")
+    table = jobs.groupby("rule").agg(
+        jobs=("job", "size"), cpu_h=("cpu_s", "sum"), wall_h=("wall_s", "sum"), max_rss_mb=("max_rss_mb", "max")
+    )
+    table[["cpu_h", "wall_h"]] /= 3600
+    table["longest_job"] = longest["job"]
+    table["longest_min"] = longest["wall_s"] / 60
+    table = table.sort_values("cpu_h", ascending=False)
+    slowest = jobs.loc[jobs["wall_s"].idxmax()]
+    total = dict(
+        jobs=len(jobs),
+        cpu_h=jobs["cpu_s"].sum() / 3600,
+        wall_h=jobs["wall_s"].sum() / 3600,
+        max_rss_mb=jobs["max_rss_mb"].max(),
+        longest_job=slowest["job"],
+        longest_min=slowest["wall_s"] / 60,
+    )
+    return pd.concat([table, pd.DataFrame([total], index=pd.Index(["all"], name="rule"))])
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="the run's name (config key run:), e.g. paper, reduced, quick")
+    parser.add_argument("--benchmarks", type=Path, default=Path("benchmarks"), help="the benchmarks folder")
+    args = parser.parse_args(argv)
+    table = times_by_rule(read_job_times(args.benchmarks / args.run))
+    print(table.to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f")))
+
+
+if __name__ == "__main__":
+    main()
