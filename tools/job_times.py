@@ -39,19 +39,10 @@ def read_job_times(folder: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def times_by_rule(jobs: pd.DataFrame) -> pd.DataFrame:
-    """jobs, CPU and wall hours, the longest job (by wall time) and the peak RSS of each rule, the
-    most CPU first, with a last row 'all'."""
-    longest = jobs.loc[jobs.groupby("rule")["wall_s"].idxmax()].set_index("rule")
-    table = jobs.groupby("rule").agg(
-        jobs=("job", "size"), cpu_h=("cpu_s", "sum"), wall_h=("wall_s", "sum"), max_rss_mb=("max_rss_mb", "max")
-    )
-    table[["cpu_h", "wall_h"]] /= 3600
-    table["longest_job"] = longest["job"]
-    table["longest_min"] = longest["wall_s"] / 60
-    table = table.sort_values("cpu_h", ascending=False)
+def job_summary(jobs: pd.DataFrame) -> dict:
+    """jobs, CPU and wall hours, the peak RSS and the longest job (by wall time) of some jobs."""
     slowest = jobs.loc[jobs["wall_s"].idxmax()]
-    total = dict(
+    return dict(
         jobs=len(jobs),
         cpu_h=jobs["cpu_s"].sum() / 3600,
         wall_h=jobs["wall_s"].sum() / 3600,
@@ -59,7 +50,14 @@ def times_by_rule(jobs: pd.DataFrame) -> pd.DataFrame:
         longest_job=slowest["job"],
         longest_min=slowest["wall_s"] / 60,
     )
-    return pd.concat([table, pd.DataFrame([total], index=pd.Index(["all"], name="rule"))])
+
+
+def times_by_rule(jobs: pd.DataFrame) -> pd.DataFrame:
+    """job_summary of each rule, the most CPU first, with a last row 'all'."""
+    by_rule = {rule: job_summary(group) for rule, group in jobs.groupby("rule")}
+    table = pd.DataFrame.from_dict(by_rule, orient="index").sort_values("cpu_h", ascending=False)
+    table.loc["all"] = job_summary(jobs)
+    return table.rename_axis("rule")
 
 
 def main(argv=None) -> None:
