@@ -10,7 +10,13 @@ from conftest import ROOT, small_ron
 
 from physres.physical import init_physical_reservoir, init_unoptimized_reservoir
 from physres.robustness import mismatch_z, mismatched
-from physres.tables.robustness import half_advantage, half_advantage_sigma, render_robustness, robustness_table
+from physres.tables.robustness import (
+    half_advantage,
+    half_advantage_sigma,
+    render_robustness,
+    robustness_table,
+    sigma_text,
+)
 
 RANGES = yaml.safe_load((ROOT / "config.yaml").read_text())["robot"]["init_ranges"]
 
@@ -75,6 +81,14 @@ def test_the_table_and_its_half_advantage(tmp_path):
     render_robustness(table, halves, tmp_path / "robustness")
     md = (tmp_path / "robustness.md").read_text()
     assert "10.0 %" in md and "60.00 ± -- (*)" in md and "--" in md
+
+
+def test_a_half_advantage_within_the_first_step_keeps_its_digits():
+    # Mackey-Glass at reduced scale loses half its advantage at 0.038 %: not "0.0 %"
+    assert sigma_text(0.000384) == "0.038 %"
+    assert sigma_text(0.003) == "0.3 %" and sigma_text(0.133) == "13.3 %" and sigma_text(0.0) == "0.0 %"
+    assert sigma_text(float("inf")) == "beyond the grid"
+    assert sigma_text(0.1, unoptimized_mean=float("nan")) == "unoptimized diverged"
 
 
 def test_the_subset_is_seeded_shared_and_keeps_labels_with_their_sequences():

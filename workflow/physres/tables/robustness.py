@@ -117,7 +117,12 @@ def sigma_text(sigma: float, unoptimized_mean: float = 0.0) -> str:
         return "unoptimized diverged"
     if np.isnan(sigma):
         return "no advantage at sigma = 0"
-    return "beyond the grid" if np.isinf(sigma) else f"{100 * sigma:.1f} %"
+    if np.isinf(sigma):
+        return "beyond the grid"
+    percent = 100 * sigma
+    # two significant digits below 1 %, so that an advantage lost within the grid's first step
+    # reads as 0.038 %, not 0.0 %
+    return f"{percent:.2g} %" if 0 < percent < 1 else f"{percent:.1f} %"
 
 
 def render_robustness(table: pd.DataFrame, halves: pd.DataFrame, stem: str | Path) -> None:
