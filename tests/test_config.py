@@ -184,8 +184,8 @@ def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
     paper = load_config()
     assert task_sequences(paper, "smnist") == 35000 and task_sequences(paper, "adiac") == 781
     assert task_sequences(paper, "mackey_glass") == 2 and task_sequences(paper, "lorenz96") == 256
-    # paper: 18 chunks of 2000 sMNIST sequences, 2 a job; 4 chunks of 64 Lorenz96 ones; the rest one job
-    assert (rollout_chunk_size(paper, "smnist"), rollout_parts(paper, "smnist")) == (2000, 9)
+    # paper: 18 chunks of 2000 sMNIST sequences, 1 a job; 4 chunks of 64 Lorenz96 ones, 2 a job; the rest one job
+    assert (rollout_chunk_size(paper, "smnist"), rollout_parts(paper, "smnist")) == (2000, 18)
     assert (rollout_chunk_size(paper, "lorenz96"), rollout_parts(paper, "lorenz96")) == (64, 2)
     assert (rollout_chunk_size(paper, "mackey_glass"), rollout_parts(paper, "mackey_glass")) == (2, 1)
     assert rollout_parts(paper, "adiac") == 1
@@ -196,5 +196,10 @@ def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
     assert rollout_parts(load_config("workflow/configs/smoke.yaml"), "smnist") == 2
     whole = load_config() | {"benchmark": load_config()["benchmark"] | {"chunk_size": 500, "chunks_per_job": None}}
     assert rollout_chunk_size(whole, "mackey_glass") == 2 and rollout_parts(whole, "smnist") == 1
+    # one number for every task, or a task left out of the mapping: one job for all its chunks
+    assert rollout_parts(paper | {"benchmark": paper["benchmark"] | {"chunks_per_job": 2}}, "smnist") == 9
+    assert rollout_parts(paper | {"benchmark": paper["benchmark"] | {"chunks_per_job": {"adiac": 1}}}, "smnist") == 1
+    message = broken(lambda c: c["benchmark"].update(chunks_per_job={"smnist": 0}))
+    assert "benchmark.chunks_per_job" in message and "smnist" in message
     message = broken(lambda c: c["benchmark"].update(chunk_size={"smnist": 0}))
     assert "benchmark.chunk_size.smnist: 0 is less than the minimum of 1" in message

@@ -232,10 +232,17 @@ def rollout_chunk_size(config: dict, task: str) -> int:
     return min(int(chunk_size), task_sequences(config, task))
 
 
-def rollout_parts(config: dict, task: str) -> int:
-    """Jobs a physical rollout of the task is split into: ``benchmark.chunks_per_job`` compiled
-    chunks each (null: one job for all)."""
+def rollout_chunks_per_job(config: dict, task: str) -> int | None:
+    """Compiled chunks one physical rollout job of a task runs: ``benchmark.chunks_per_job``, one
+    number or one per task (null, or a task the mapping leaves out: all of them, one job)."""
     per_job = config["benchmark"]["chunks_per_job"]
+    return per_job.get(task) if isinstance(per_job, dict) else per_job
+
+
+def rollout_parts(config: dict, task: str) -> int:
+    """Jobs a physical rollout of the task is split into: rollout_chunks_per_job compiled chunks
+    each (null: one job for all)."""
+    per_job = rollout_chunks_per_job(config, task)
     if per_job is None:
         return 1
     chunks = -(-task_sequences(config, task) // rollout_chunk_size(config, task))

@@ -83,7 +83,7 @@ rule rollout_physical:
         unoptimized=unoptimized_encoding,
         simulation=simulation_params,
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
-        chunks_per_job=config["benchmark"]["chunks_per_job"],
+        chunks_per_job=lambda wc: rollout_chunks_per_job(config, wc.task),
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
     script:

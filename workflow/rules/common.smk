@@ -10,6 +10,7 @@ from physres.config import (
     cross_task_combinations,
     input_dimension,
     rollout_chunk_size,
+    rollout_chunks_per_job,
     rollout_parts,
     ron_config,
 )

@@ -61,7 +61,7 @@ rule rollout_cross_task:
         # the target task's input, its samples the target RON's Delta t apart (paper)
         simulation=simulation_params,
         chunk_size=lambda wc: rollout_chunk_size(config, wc.task),
-        chunks_per_job=config["benchmark"]["chunks_per_job"],
+        chunks_per_job=lambda wc: rollout_chunks_per_job(config, wc.task),
         washout=lambda wc: task_param(wc.task, "washout", 0),
         x64=config["numerics"]["x64"],
     script:
