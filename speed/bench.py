@@ -644,16 +644,23 @@ def paper_dag_projection(args) -> None:
         )
         per_epoch, _, trained = pretraining_epoch_time(sizes, "physres", rng)
         by_batch = {}
+        interpolation = config["simulation"]["input_interpolation"]
         for task in config["tasks"]:
             batch = rollout_batch(config, task, args.batch_cap)
             if batch not in by_batch:
-                by_batch[batch] = segment_substep_cost(argparse.Namespace(**{**vars(sizes), "sequences": batch}))
+                at_batch = argparse.Namespace(**{**vars(sizes), "sequences": batch})
+                by_batch[batch] = (
+                    segment_substep_cost(at_batch),
+                    segment_substep_cost(at_batch, controlled=True, interpolation=interpolation),
+                )
         costs = {task: by_batch[rollout_batch(config, task, args.batch_cap)] for task in config["tasks"]}
         measured[ny] = (per_epoch / trained, costs)
-        rollout_costs = ", ".join(f"{1e6 * c:.3f} at batch {b}" for b, c in sorted(by_batch.items()))
+        rollout_costs = ", ".join(
+            f"{1e6 * u:.3f} / {1e6 * c:.3f} at batch {b}" for b, (u, c) in sorted(by_batch.items())
+        )
         print(
             f"  ny={ny:2d} ({n_robots} x {n_pcs}): pretraining job {dag_pretraining_minutes(config, measured[ny][0]):6.1f} "
-            f"min, rollout us per segment-substep {rollout_costs}"
+            f"min, rollout us per segment-substep (unoptimized / MLP-controlled) {rollout_costs}"
         )
     minutes = dag_minutes(config, measured)
     total = sum(minutes.values())
@@ -677,10 +684,11 @@ def dag_pretraining_minutes(config: dict, seconds_per_sample_epoch: float) -> fl
     return seconds_per_sample_epoch * train_samples * config["pretrain"]["epochs"] / 60
 
 
-def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[str, float]:
+def dag_minutes(config: dict, measured: dict[int, tuple[float, dict]]) -> dict[str, float]:
     """CPU minutes by rule of config's DAG for the layouts in ``measured``: {ny: (seconds per
-    training sample and epoch of a pretraining job, {task: seconds per segment-substep of its
-    rollout})}."""
+    training sample and epoch of a pretraining job, {task: (seconds per segment-substep of its
+    unoptimized rollout, of its MLP-controlled one)})}. The partial and pretrained reservoirs, and
+    the pretraining evaluation, run MLP controllers."""
     seeds, modes = len(config["pretrain"]["seeds"]), len(config["pretrain"]["modes"])
     minutes = {"pretrain": 0.0, "rollout": 0.0, "evaluate_pretraining": 0.0}
     for layout in config["robot"]["layouts"]:
@@ -688,11 +696,12 @@ def dag_minutes(config: dict, measured: dict[int, tuple[float, float]]) -> dict[
             continue
         per_sample_epoch, costs = measured[layout["ny"]]
         for task in config["tasks"]:
-            cost = costs[task]
+            unoptimized_cost, controlled_cost = costs[task]
             minutes["pretrain"] += modes * dag_pretraining_minutes(config, per_sample_epoch)
             steps, substeps = rollout_work(config, task, layout["ny"])
-            one = steps * substeps * layout["n_robots"] * layout["n_pcs"] * cost / 60  # one reservoir, all sequences
-            minutes["rollout"] += 3 * seeds * one  # unoptimized, partial, pretrained
+            segment_substeps = steps * substeps * layout["n_robots"] * layout["n_pcs"]  # one reservoir, all sequences
+            one = segment_substeps * controlled_cost / 60
+            minutes["rollout"] += seeds * (segment_substeps * unoptimized_cost / 60 + 2 * one)  # + partial, pretrained
             # whole test sequences (max_steps: null), n_sequences of them per start and mode
             per_sequence = one / task_sequences(config, task)
             minutes["evaluate_pretraining"] += modes * seeds * config["evaluation"]["n_sequences"] * per_sequence
@@ -706,13 +715,16 @@ def rollout_batch(config: dict, task: str, cap: int = 256) -> int:
     return min(cap, len(config["pretrain"]["seeds"]) * rollout_chunk_size(config, task))
 
 
-def segment_substep_cost(args) -> float:
-    """Seconds per PCS segment and Euler substep of an unoptimized reservoir's rollout with the
-    fused kernel (--sequences x --inputs x --substeps)."""
+def segment_substep_cost(args, controlled: bool = False, interpolation: str = "linear") -> float:
+    """Seconds per PCS segment and Euler substep of a rollout with the fused kernel (--sequences x
+    --inputs x --substeps): of an unoptimized reservoir, or (controlled) of a pretrained-like one,
+    whose MLP controllers cost more, at every substep with the input interpolated linearly."""
 
-    model = unoptimized_reservoir(args)
+    model = physical_reservoir(args) if controlled else unoptimized_reservoir(args)
     u = jnp.asarray(np.random.default_rng(0).uniform(size=(args.sequences, args.inputs, 1)))
-    run = lambda: physical_rollout(model, u, args.substeps * 1e-4, 1e-4, keep="final")[0].block_until_ready()  # noqa: E731
+    run = lambda: physical_rollout(  # noqa: E731
+        model, u, args.substeps * 1e-4, 1e-4, keep="final", interpolation=interpolation
+    )[0].block_until_ready()
     return best_time(run, 3) / (args.sequences * args.inputs * args.substeps * args.n_robots * args.n_pcs)
 
 

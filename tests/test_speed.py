@@ -102,15 +102,21 @@ def test_dag_projection_of_an_overlay(capsys, monkeypatch):
         bench, "pretraining_epoch_time", lambda a, d, rng: seen.update(batch=a.batch_size) or (1.0, 2.0, 100)
     )
     monkeypatch.setattr(
-        bench, "segment_substep_cost", lambda a: seen.setdefault("sequences", []).append(a.sequences) or 1e-6
+        bench,
+        "segment_substep_cost",
+        lambda a, controlled=False, interpolation="linear": (
+            seen.setdefault("sequences", []).append((a.sequences, controlled, interpolation))
+            or (2e-6 if controlled else 1e-6)
+        ),
     )
     smoke = str(bench.SCHEMA.parents[1] / "configs" / "smoke.yaml")
     bench.main(["--part", "dag", "--configfile", smoke, *TINY])
     out = capsys.readouterr().out
     assert "(run smoke)" in out and "ny= 6 (1 x 2)" in out and "ny=15" not in out
-    assert seen["batch"] == 64 and 4 in seen["sequences"]  # smoke: batch 64; Mackey-Glass: 2 seeds x 2 series
-    assert len(seen["sequences"]) == len(set(seen["sequences"]))  # one measurement per batch
-    assert re.search(r"rollout us per segment-substep 1\.000 at batch 4", out)
+    assert seen["batch"] == 64 and (4, False, "linear") in seen["sequences"]  # Mackey-Glass: 2 seeds x 2 series
+    assert (4, True, "linear") in seen["sequences"]  # and its MLP-controlled variants, as the config interpolates
+    assert len(seen["sequences"]) == len(set(seen["sequences"]))  # one measurement per batch and kind
+    assert re.search(r"\(unoptimized / MLP-controlled\) .*1\.000 / 2\.000 at batch 4", out)
     assert re.search(r"total +[0-9.]+ CPU hours", out)
 
 
@@ -138,14 +144,15 @@ def test_rollout_batch_follows_the_rollout_jobs():
 
 
 def test_dag_minutes_by_hand():
-    """ny = 6 only, 1 us per segment-substep and 1 ms per sample-epoch: pretraining 8 jobs x
-    70000 x 1500 x 1e-3 s; rollouts 12 reservoirs x (sMNIST 35000 x 784 x 60 + ADIAC 781 x 176 x 200
-    + Mackey-Glass 4000 x 500 + Lorenz96 256 x 2225 x 500) substeps x 2 segments x 1 us."""
+    """ny = 6 only, 1 us per segment-substep unoptimized, 3 us MLP-controlled and 1 ms per
+    sample-epoch: pretraining 8 jobs x 70000 x 1500 x 1e-3 s; rollouts 4 unoptimized reservoirs at
+    1 us and 8 partial and pretrained ones at 3 us, each (sMNIST 35000 x 784 x 60 + ADIAC 781 x 176
+    x 200 + Mackey-Glass 4000 x 500 + Lorenz96 256 x 2225 x 500) substeps x 2 segments."""
     config = bench.paper_config()
-    minutes = bench.dag_minutes(config, {6: (1e-3, dict.fromkeys(config["tasks"], 1e-6))})
+    minutes = bench.dag_minutes(config, {6: (1e-3, dict.fromkeys(config["tasks"], (1e-6, 3e-6)))})
     assert minutes["pretrain"] == pytest.approx(8 * 70000 * 1500 * 1e-3 / 60)
     substeps = 35000 * 784 * 60 + 781 * 176 * 200 + 4000 * 500 + 256 * 2225 * 500
-    assert minutes["rollout"] == pytest.approx(12 * substeps * 2 * 1e-6 / 60)
+    assert minutes["rollout"] == pytest.approx((4 * 1e-6 + 8 * 3e-6) * substeps * 2 / 60)
 
 
 def test_divergence_part_reads_the_runs_task_data(capsys, tmp_path, monkeypatch):
