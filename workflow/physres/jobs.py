@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import platform
 import subprocess
 from pathlib import Path
 
@@ -36,9 +37,26 @@ def start_job(snakemake) -> logging.Logger:
 
 
 def device_description() -> str:
-    """The JAX backend and its devices, e.g. 'cpu: TFRT_CPU_0' or 'gpu: cuda:0 (NVIDIA H100)'."""
-    devices = ", ".join(f"{d} ({d.device_kind})" if d.platform != "cpu" else str(d) for d in jax.devices())
+    """The JAX backend and its devices, e.g. 'cpu: TFRT_CPU_0 (Intel(R) Xeon(R) Processor)' or
+    'gpu: cuda:0 (NVIDIA H100)'. XLA compiles for the CPU it runs on, so a run's last bits can
+    depend on which one it was."""
+    cpu = cpu_model()
+    devices = ", ".join(
+        f"{d} ({d.device_kind})" if d.platform != "cpu" else f"{d} ({cpu})" if cpu else str(d) for d in jax.devices()
+    )
     return f"{jax.default_backend()}: {devices}"
+
+
+def cpu_model(cpuinfo: str | Path = "/proc/cpuinfo") -> str | None:
+    """The host CPU's model name: Linux's /proc/cpuinfo, else what the platform module knows (None
+    if nothing)."""
+    try:
+        for line in Path(cpuinfo).read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
 
 
 def project_commit() -> str | None:
