@@ -427,17 +427,11 @@ def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]
     return min(times), first, (m // args.batch_size) * args.batch_size
 
 
-def interpolation_cost(args, u, reference_dt, sim_dt, segment_substeps) -> None:
+def interpolation_cost(args) -> None:
     """The input between samples (simulation.input_interpolation) on a pretrained-like reservoir,
     whose T_ff is a 2 x 64 tanh MLP: computed once per input when held, at every substep when
     interpolated linearly. Prints both costs and their ratio."""
-    model = physical_reservoir(args)
-    cost = {}
-    for interpolation in INTERPOLATIONS:
-        run = lambda: physical_rollout(  # noqa: E731
-            model, u, reference_dt, sim_dt, keep="final", interpolation=interpolation
-        )[0].block_until_ready()
-        cost[interpolation] = best_time(run, 3) / segment_substeps
+    cost = {i: segment_substep_cost(args, controlled=True, interpolation=i) for i in INTERPOLATIONS}
     print(
         f"  pretrained-like reservoir (MLP controllers), input held {1e6 * cost['held']:.3f}, interpolated "
         f"linearly {1e6 * cost['linear']:.3f} us per segment-substep: linear costs {cost['linear'] / cost['held']:.2f}x"
@@ -485,7 +479,7 @@ def rollout_benchmark(args) -> None:
         f"  physres float32 {1e6 * cost32:8.3f} us per segment-substep: {cost['physres'] / cost32:.2f}x float64, "
         f"{against_soromox}(max |Q float32 - Q float64| / max |Q|: {error:.1e})"
     )
-    interpolation_cost(args, u, reference_dt, sim_dt, segment_substeps)
+    interpolation_cost(args)
     # one Euler substep's arithmetic (controllers and robot dynamics over the batch) against its time
     model = unoptimized_reservoir(args)
     Q = jnp.zeros((args.sequences, args.ny))

@@ -40,10 +40,9 @@ def device_description() -> str:
     """The JAX backend and its devices, e.g. 'cpu: TFRT_CPU_0 (Intel(R) Xeon(R) Processor)' or
     'gpu: cuda:0 (NVIDIA H100)'. XLA compiles for the CPU it runs on, so a run's last bits can
     depend on which one it was."""
-    cpu = cpu_model()
-    devices = ", ".join(
-        f"{d} ({d.device_kind})" if d.platform != "cpu" else f"{d} ({cpu})" if cpu else str(d) for d in jax.devices()
-    )
+    model = cpu_model()
+    cpu = f" ({model})" if model else ""
+    devices = ", ".join(f"{d} ({d.device_kind})" if d.platform != "cpu" else f"{d}{cpu}" for d in jax.devices())
     return f"{jax.default_backend()}: {devices}"
 
 
