@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jax
 
+from physres.cpus import job_cpus
 from physres.io import setup_logging
 
 
@@ -26,7 +27,7 @@ def start_job(snakemake) -> logging.Logger:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
     logger.info("rule %s, wildcards %s", snakemake.rule, dict(snakemake.wildcards))
-    logger.info("JAX %s on %s", jax.__version__, device_description())
+    logger.info("JAX %s on %s; CPUs %s", jax.__version__, device_description(), sorted(job_cpus()))
     if int(getattr(snakemake.resources, "gpu", 0) or 0) > 0 and jax.default_backend() == "cpu":
         logger.warning(
             "this rule asks for a GPU but JAX runs on the CPU: install the CUDA build "
