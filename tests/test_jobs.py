@@ -77,6 +77,19 @@ def test_a_job_takes_a_cpu_no_other_job_holds(tmp_path):
 
 
 @needs_two_cpus
+def test_with_every_cpu_held_a_job_still_keeps_to_one(tmp_path):
+    """More jobs than CPUs: a job shares a CPU rather than spreading over all, which would change
+    its rounding."""
+    held = [os.open(tmp_path / f"physres-cpu{cpu}.lock", os.O_CREAT | os.O_RDWR) for cpu in os.sched_getaffinity(0)]
+    for fd in held:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    code = "from physres.cpus import claim_cpus; print(len(claim_cpus(1)))"
+    assert _run(code, lock_dir=tmp_path) == "1"
+    for fd in held:
+        os.close(fd)
+
+
+@needs_two_cpus
 def test_a_job_rounds_as_a_process_started_on_one_cpu(tmp_path):
     """Importing physres claims the job's CPU before soromox starts JAX's backend (XLA sizes its
     thread pool then) and limits the BLAS, so a job rounds as a process that only ever had one CPU."""

@@ -36,8 +36,11 @@ def claim_cpus(n: int, lock_dir: str | Path | None = None) -> set[int]:
         for cpu in allowed:
             if len(taken) == n:
                 break
-            # the descriptor stays open, so the lock holds until the process exits
-            fd = os.open(lock_dir / f"physres-cpu{cpu}.lock", os.O_CREAT | os.O_RDWR, 0o666)
+            try:  # another user's lock file may not be ours to open: that CPU counts as held
+                # the descriptor stays open, so the lock holds until the process exits
+                fd = os.open(lock_dir / f"physres-cpu{cpu}.lock", os.O_CREAT | os.O_RDWR, 0o666)
+            except OSError:
+                continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 taken.append(cpu)
