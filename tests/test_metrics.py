@@ -10,7 +10,7 @@ from conftest import ROOT
 from sklearn.metrics import root_mean_squared_error
 
 from physres.physical import init_physical_reservoir
-from physres.pretrain import acceleration_rmse
+from physres.pretrain import acceleration_rmse, acceleration_rmse_per_coordinate
 from physres.simulate import trajectory_nrmse
 
 RANGES = yaml.safe_load((ROOT / "config.yaml").read_text())["robot"]["init_ranges"]
@@ -48,3 +48,24 @@ def test_acceleration_rmse_over_samples_and_components():
     batch["yddot"] = jnp.asarray(noisy)
     expected = root_mean_squared_error(noisy.ravel(), predicted.ravel())
     assert float(acceleration_rmse(model, batch)) == pytest.approx(expected, rel=1e-9)
+
+
+def test_acceleration_rmse_per_coordinate():
+    """A constant offset per component is that component's RMSE (closed form); with noise, each
+    is scikit-learn's RMSE of that column (independent), and their mean square is the overall
+    RMSE's square."""
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
+    rng = np.random.default_rng(3)
+    y, ydot, u = (jnp.asarray(rng.uniform(-0.1, 0.1, size=(40, n))) for n in (6, 6, 1))
+    predicted = np.asarray(model.mapped_accelerations(y, ydot, u))
+    offset = np.array([0.1, -0.2, 0.3, 0.0, 0.5, -1.0])
+    batch = {"y": y, "ydot": ydot, "u": u, "yddot": jnp.asarray(predicted + offset)}
+    # (y'' + offset) - y'' loses the digits of the large accelerations beside the offset
+    np.testing.assert_allclose(acceleration_rmse_per_coordinate(model, batch), np.abs(offset), rtol=1e-7, atol=1e-9)
+
+    noisy = predicted + rng.normal(size=predicted.shape) * np.arange(1, 7)
+    batch["yddot"] = jnp.asarray(noisy)
+    per_coordinate = np.asarray(acceleration_rmse_per_coordinate(model, batch))
+    expected = [root_mean_squared_error(noisy[:, i], predicted[:, i]) for i in range(6)]
+    np.testing.assert_allclose(per_coordinate, expected, rtol=1e-9)
+    assert np.mean(per_coordinate**2) == pytest.approx(float(acceleration_rmse(model, batch)) ** 2, rel=1e-9)

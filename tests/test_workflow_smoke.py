@@ -194,6 +194,12 @@ def test_smoke_pretraining_outputs(smoke_run):
     evaluation = json.loads((workdir / "results/smoke/pretrain/mackey_glass/ny6/full/evaluation.json").read_text())
     assert evaluation["n_steps"] == SMOKE["evaluation"]["max_steps"]
     assert [s["seed"] for s in evaluation["seeds"]] == SMOKE["pretrain"]["seeds"]
+    # the per-coordinate RMSEs square-average to the overall one
+    scored = [s for s in evaluation["seeds"] if s["test_rmse"] is not None]
+    assert scored
+    for start in scored:
+        assert len(start["test_rmse_per_coordinate"]) == 6
+        assert np.mean(np.square(start["test_rmse_per_coordinate"])) == pytest.approx(start["test_rmse"] ** 2, rel=1e-9)
     with h5py.File(workdir / "results/smoke/pretrain/mackey_glass/ny6/full/trajectories.h5") as h5:
         assert h5["y_hat"].shape == (2, 1, SMOKE["evaluation"]["max_steps"], 6)
 

@@ -71,6 +71,13 @@ def acceleration_rmse(model: PhysicalReservoir, batch: Batch) -> jax.Array:
     return jnp.sqrt(jnp.mean(squared_errors(model, batch)) / batch["y"].shape[-1])
 
 
+def acceleration_rmse_per_coordinate(model: PhysicalReservoir, batch: Batch) -> jax.Array:
+    """RMSE over samples of each component of y'', shape (ny,): which coordinates a start fits.
+    Their mean square is the square of ``acceleration_rmse``."""
+    predicted = model.mapped_accelerations(batch["y"], batch["ydot"], batch["u"])
+    return jnp.sqrt(jnp.mean((batch["yddot"] - predicted) ** 2, axis=0))
+
+
 def perturbed_robots(model: PhysicalReservoir, factor: jax.Array) -> PhysicalReservoir:
     """The model with theta_rob multiplied by ``factor`` (N, n_pcs, 8) entry by entry, written
     back through softplus' inverse so that the gradient reaches the nominal theta_rob (robust

@@ -1,4 +1,5 @@
-"""Test RMSE of accelerations and trajectory NRMSE of the mapped physical rollout vs the RON."""
+"""Test RMSE of accelerations (overall and per coordinate of y'') and trajectory NRMSE of the
+mapped physical rollout vs the RON."""
 
 import jax.numpy as jnp
 import numpy as np
@@ -8,7 +9,7 @@ from physres.data import read_task
 from physres.formats import Trajectories, write_trajectories
 from physres.io import write_json
 from physres.jobs import start_job
-from physres.pretrain import acceleration_rmse
+from physres.pretrain import acceleration_rmse, acceleration_rmse_per_coordinate
 from physres.pretraining_data import read_dataset
 from physres.reservoirs import PhysicalEnsemble
 from physres.ron import load_ron, ron_rollout
@@ -34,6 +35,7 @@ for model, seed, y_hat, peak, is_failed in zip(models, seeds, y_hats, peaks, fai
     is_diverged = diverged(peak, p.divergence_bound)
     nrmse = None if is_diverged else trajectory_nrmse(y_ref, y_hat)
     rmse = None if is_failed else float(acceleration_rmse(model, test))
+    per_coordinate = None if is_failed else np.asarray(acceleration_rmse_per_coordinate(model, test))
     log.info(
         "seed %d: test RMSE %s, trajectory NRMSE %s%s",
         seed,
@@ -45,6 +47,10 @@ for model, seed, y_hat, peak, is_failed in zip(models, seeds, y_hats, peaks, fai
         {
             "seed": seed,
             "test_rmse": rmse if rmse is not None and np.isfinite(rmse) else None,
+            # per component of y'': a start that leaves some coordinates unfitted shows here
+            "test_rmse_per_coordinate": (
+                None if per_coordinate is None or not np.isfinite(per_coordinate).all() else per_coordinate.tolist()
+            ),
             "trajectory_nrmse": nrmse,
             "diverged": is_diverged,
             "failed": is_failed,
