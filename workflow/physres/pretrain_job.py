@@ -58,6 +58,7 @@ def pretrain_job(
       in `definition` too.
     """
     fingerprint = run_fingerprint({**definition, "dataset": dataset_digest(data), "versions": library_versions()})
+    commit = project_commit()  # the code the job started with (the checkout may move on meanwhile)
     state = pretrain_multistart(
         models,
         data,
@@ -75,7 +76,7 @@ def pretrain_job(
         **sidecar,
         "versions": library_versions(),
         "device": device_description(),
-        "commit": project_commit(),
+        "commit": commit,
         "fingerprint": fingerprint,
     }
     test = jax.tree_util.tree_map(jnp.asarray, data["test"])
