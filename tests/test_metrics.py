@@ -33,16 +33,23 @@ def test_trajectory_nrmse_is_rmse_over_rms_over_all_steps_and_coordinates():
     assert trajectory_nrmse(7.0 * y, 7.0 * y_hat) == pytest.approx(expected, rel=1e-12)
 
 
+OFFSET = np.array([0.1, -0.2, 0.3, 0.0, 0.5, -1.0])
+
+
+def offset_labels(rng, n: int):
+    """A ny = 6 reservoir, n random (y, y', u) and labels y'' = y''_hat + OFFSET; and y''_hat."""
+    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
+    y, ydot, u = (jnp.asarray(rng.uniform(-0.1, 0.1, size=(n, k))) for k in (6, 6, 1))
+    predicted = np.asarray(model.mapped_accelerations(y, ydot, u))
+    return model, {"y": y, "ydot": ydot, "u": u, "yddot": jnp.asarray(predicted + OFFSET)}, predicted
+
+
 def test_acceleration_rmse_over_samples_and_components():
     """Labels y'' = y''_hat + an offset: the RMSE is the offset's RMS over components (closed
     form), and scikit-learn's RMSE of the flattened arrays (independent)."""
-    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
     rng = np.random.default_rng(2)
-    y, ydot, u = (jnp.asarray(rng.uniform(-0.1, 0.1, size=(50, n))) for n in (6, 6, 1))
-    predicted = np.asarray(model.mapped_accelerations(y, ydot, u))
-    offset = np.array([0.1, -0.2, 0.3, 0.0, 0.5, -1.0])
-    batch = {"y": y, "ydot": ydot, "u": u, "yddot": jnp.asarray(predicted + offset)}
-    assert float(acceleration_rmse(model, batch)) == pytest.approx(np.sqrt(np.mean(offset**2)), rel=1e-9)
+    model, batch, predicted = offset_labels(rng, 50)
+    assert float(acceleration_rmse(model, batch)) == pytest.approx(np.sqrt(np.mean(OFFSET**2)), rel=1e-9)
 
     noisy = predicted + rng.normal(size=predicted.shape)
     batch["yddot"] = jnp.asarray(noisy)
@@ -54,14 +61,10 @@ def test_acceleration_rmse_per_coordinate():
     """A constant offset per component is that component's RMSE (closed form); with noise, each
     is scikit-learn's RMSE of that column (independent), and their mean square is the overall
     RMSE's square."""
-    model = init_physical_reservoir(jax.random.PRNGKey(0), 6, 1, 1, 2, RANGES, gauss_points=3)
     rng = np.random.default_rng(3)
-    y, ydot, u = (jnp.asarray(rng.uniform(-0.1, 0.1, size=(40, n))) for n in (6, 6, 1))
-    predicted = np.asarray(model.mapped_accelerations(y, ydot, u))
-    offset = np.array([0.1, -0.2, 0.3, 0.0, 0.5, -1.0])
-    batch = {"y": y, "ydot": ydot, "u": u, "yddot": jnp.asarray(predicted + offset)}
+    model, batch, predicted = offset_labels(rng, 40)
     # (y'' + offset) - y'' loses the digits of the large accelerations beside the offset
-    np.testing.assert_allclose(acceleration_rmse_per_coordinate(model, batch), np.abs(offset), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(acceleration_rmse_per_coordinate(model, batch), np.abs(OFFSET), rtol=1e-7, atol=1e-9)
 
     noisy = predicted + rng.normal(size=predicted.shape) * np.arange(1, 7)
     batch["yddot"] = jnp.asarray(noisy)
