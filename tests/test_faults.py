@@ -72,6 +72,32 @@ def test_unreadable_resume_file_is_set_aside(problem, tmp_path):  # noqa: F811
     assert int(state.epoch) == 1 and (tmp_path / "resume.eqx.stale").exists()
 
 
+def test_part_of_another_training_is_refused_and_kept(problem, tmp_path):  # noqa: F811
+    """A training split into jobs continues only from a state of its own run: a part saved by
+    another configuration (here other seeds) is an error that names the file, and the file stays
+    where it is (an input of the job, never set aside as a resume file is)."""
+    from physres.pretrain import pretrain_multistart, save_state
+
+    first = tmp_path / "epoch2.eqx"
+    state = run(problem, "full", stop_after=2, fingerprint="seeds 0, 1")
+    save_state(first, state, "seeds 0, 1")
+    models, dataset = problem
+    with pytest.raises(ValueError, match="cannot continue the training from .*epoch2.eqx.*another configuration"):
+        pretrain_multistart(
+            models, dataset, SCHEDULE, "full", jax.random.PRNGKey(7), start_from=first, fingerprint="seeds 2, 3"
+        )
+    assert first.exists()
+
+
+def test_resume_file_from_outside_the_jobs_epochs_is_set_aside(problem, tmp_path):  # noqa: F811
+    """A part's resume file that holds an epoch past the part's end (left by a longer job of the
+    same run) is set aside, never taken for the part's result."""
+    resume = tmp_path / "resume.eqx"
+    run(problem, "full", resume_path=resume, checkpoint_every=1, stop_after=3, fingerprint="f")
+    state = run(problem, "full", resume_path=resume, checkpoint_every=100, stop_after=2, fingerprint="f")
+    assert int(state.epoch) == 2 and (tmp_path / "resume.eqx.stale").exists()
+
+
 def definition_reads(script: Path) -> tuple[set[str], set[str]]:
     """(params and wildcards the script reads, those inside its pretrain_job(definition=...))."""
     import ast

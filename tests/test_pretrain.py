@@ -123,6 +123,63 @@ def test_killed_and_resumed_run_ends_where_uninterrupted_one_does(problem, full_
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
+def train_in_parts(problem, tmp_path, ends, fingerprint_of="seeds 0, 1"):
+    """The jobs of a training split after each epoch in ``ends`` (rule pretrain_part), then the
+    last one (rule pretrain): the paths of its checkpoints and sidecars."""
+    import logging
+
+    from physres.pretrain_job import pretrain_job
+
+    models, data = problem
+    previous = None
+    paths = [str(tmp_path / f"seed{s}.eqx") for s in (0, 1)]
+    for end in [*ends, None]:
+        state = None if end is None else str(tmp_path / f"epoch{end}.eqx")
+        pretrain_job(
+            models,
+            data,
+            SCHEDULE,
+            "full",
+            jax.random.PRNGKey(7),
+            definition={"run": fingerprint_of},
+            sidecar={"architecture": ARCH},
+            seeds=[0, 1],
+            paths=paths,
+            resume_path=str(tmp_path / ("resume.eqx" if end is None else f"epoch{end}.resume.eqx")),
+            checkpoint_every=1,
+            log=logging.getLogger("test"),
+            start_from=previous,
+            stop_after=end,
+            state_path=state,
+        )
+        previous = state
+    return paths
+
+
+def test_training_split_into_jobs_ends_where_the_unsplit_one_does(problem, full_run, tmp_path, caplog):
+    """A training of 6 epochs as three jobs (parts ending at epochs 2 and 4, each continuing from
+    the state the previous one saved, as rules pretrain_part and pretrain run it) writes the
+    best models and loss curves of one 6-epoch run, bit for bit."""
+    import json
+
+    caplog.set_level("INFO")
+    paths = train_in_parts(problem, tmp_path, ends=(2, 4))
+    for end in (2, 4):  # each part saved its own epochs, and the next job went on from there
+        assert json.loads((tmp_path / f"epoch{end}.eqx").open("rb").readline())["epoch"] == end
+    assert f"continuing from {tmp_path / 'epoch2.eqx'} at epoch 2" in caplog.text
+    assert f"continuing from {tmp_path / 'epoch4.eqx'} at epoch 4" in caplog.text
+    assert not list(tmp_path.glob("*resume*")), "every job removes its resume file when it is done"
+    for i, path in enumerate(paths):
+        model, sidecar = load_checkpoint(path)
+        for a, b in zip(
+            jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array)),
+            jax.tree_util.tree_leaves(eqx.filter(unstack_model(full_run.best_model, i), eqx.is_array)),
+        ):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        np.testing.assert_array_equal(sidecar["train_loss"], np.asarray(full_run.train_loss[i]))
+        assert sidecar["best_epoch"] == int(full_run.best_epoch[i])
+
+
 def test_checkpoint_roundtrip(full_run, tmp_path):
     model = unstack_model(full_run.best_model, 1)
     save_checkpoint(tmp_path / "seed1.eqx", model, {"architecture": ARCH, "seed": 1})

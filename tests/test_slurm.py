@@ -34,9 +34,9 @@ cores). Then:
   mackey_glass cell is forced (``--forcerun rollout_ron``). Snakemake must exit non-zero, name
   rule rollout_ron, keep its log under logs/ and the SLURM log, and leave every other output alone.
 
-GPUs: ``pretrain`` has ``gpu: 1`` in config.yaml's resources table. The test cluster
+GPUs: ``pretrain`` and ``pretrain_part`` have ``gpu: 1`` in config.yaml's resources table. The test cluster
 announces 4 *fake* GPUs (GRES gpu on dummy character devices), so the plugin really submits
-``--gpus=1`` for every pretrain job and SLURM really allocates one (``scontrol show job``:
+``--gpus=1`` for every pretraining job and SLURM really allocates one (``scontrol show job``:
 TresPerJob=gres:gpu:1). JAX has no CUDA plugin here and computes on the CPU, as locally.
 
 The test-only override profile changes only what a laptop cluster needs: short status-check
@@ -143,6 +143,7 @@ CELL_RULES = {
     "reference_ron",
     "select_reference",
     "pretraining_dataset",
+    "pretrain_part",
     "pretrain",
     "evaluate_pretraining",
     "rollout_ron",
@@ -649,10 +650,11 @@ def test_every_job_ran_through_slurm(smoke_runs, cluster, tmp_path_factory, reco
             assert int(res.get("gpu", 0)) == want.get("gpu", 0), (rule, res)
     assert "pretraining_dataset" in per_rule and "pretraining_dataset" in table  # one rule with its own entry
 
-    # GPU jobs: pretrain asks for config.yaml's GPU; SLURM allocated it; no other job has one
+    # GPU jobs: the pretraining's (both parts of smoke's split training) ask for config.yaml's GPU;
+    # SLURM allocated it; no other job has one
     gpu_jobs = {sid: jobs[job_id] for job_id, sid, _ in subs if int(jobs[job_id][2].get("gpu", 0))}
-    assert {rule for rule, _, _ in gpu_jobs.values()} == {"pretrain"}, gpu_jobs
-    assert table["pretrain"]["gpu"] >= 1
+    assert {rule for rule, _, _ in gpu_jobs.values()} == {"pretrain", "pretrain_part"}, gpu_jobs
+    assert table["pretrain"]["gpu"] >= 1 and table["pretrain_part"]["gpu"] >= 1
     for sid, (_, _, res) in gpu_jobs.items():
         assert records[sid].get("TresPerJob") == f"gres:gpu:{res['gpu']}", records[sid]
     for sid in set(slurm_ids) - set(gpu_jobs):

@@ -224,20 +224,40 @@ def save_state(path: str | Path, state: TrainState, fingerprint: str) -> None:
         eqx.tree_serialise_leaves(handle, state)
 
 
-def resume_state(path: str | Path, like: TrainState, fingerprint: str, log=None) -> TrainState | None:
-    """The saved state at ``path`` if it belongs to this run; otherwise None, and the file is set
-    aside (renamed to ``<name>.stale``) so that the run starts fresh and never mixes two runs."""
-    path = Path(path)
-    if not path.exists():
-        return None
+class StaleState(ValueError):
+    """A saved TrainState that is not this run's: another fingerprint, or unreadable."""
+
+
+def read_state(path: str | Path, like: TrainState, fingerprint: str) -> TrainState:
+    """The state saved at ``path`` (save_state), shaped as ``like``; StaleState if it was not
+    written by the run with this ``fingerprint`` or cannot be read as its state."""
     try:
         with open(path, "rb") as handle:
             header = json.loads(handle.readline())
             if header.get("fingerprint") == fingerprint:
                 return eqx.tree_deserialise_leaves(handle, like)
-            reason = "it was written by a run of another configuration, data or library versions"
+        reason = "it was written by a run of another configuration, data or library versions"
     except (ValueError, OSError, RuntimeError, AttributeError) as error:  # no header, truncated, other shapes
         reason = f"it cannot be read as this run's state ({type(error).__name__}: {error})"
+    raise StaleState(reason)
+
+
+def resume_state(
+    path: str | Path, like: TrainState, fingerprint: str, log=None, epochs: tuple[int, int] | None = None
+) -> TrainState | None:
+    """The saved state at ``path`` if it belongs to this run (and, given ``epochs`` = (first,
+    last), holds an epoch count between them); otherwise None, and the file is set aside (renamed
+    to ``<name>.stale``) so that the run starts fresh and never mixes two runs."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        state = read_state(path, like, fingerprint)
+        if epochs is None or epochs[0] <= int(state.epoch) <= epochs[1]:
+            return state
+        reason = f"it holds epoch {int(state.epoch)}, outside this job's epochs {epochs[0]}-{epochs[1]}"
+    except StaleState as error:
+        reason = str(error)
     aside = path.with_name(path.name + ".stale")
     os.replace(path, aside)
     if log:
@@ -264,11 +284,15 @@ def pretrain_multistart(
     fingerprint: str = "",
     spec=None,
     robust_sigma: float = 0.0,
+    start_from: str | Path | None = None,
 ) -> TrainState:
     """Train all starts (stacked ``models``) together; resume from ``resume_path`` if it holds
-    a state of the run with this ``fingerprint`` (see run_fingerprint), else start fresh.
+    a state of the run with this ``fingerprint`` (see run_fingerprint), else start fresh, or from
+    ``start_from``, the state an earlier part of the same run ended with (rule pretrain_part's
+    output; a state of another run there is an error, never a fresh start).
 
-    ``stop_after`` ends the run after that many epochs in total (to test resuming). ``spec``, an
+    ``stop_after`` ends the run after that many epochs in total (a part of a training split into
+    jobs, or to test resuming): a run in parts ends bit for bit where an unsplit one does. ``spec``, an
     equinox filter spec, trains only the leaves it marks (default ``trainable(models)``; a spec
     without theta_rob leaves the robots out whatever the mode, as cross-task re-tuning does).
     ``robust_sigma`` > 0: robust pretraining (see make_epoch).
@@ -282,14 +306,24 @@ def pretrain_multistart(
         raise ValueError(f"batch_size {schedule.batch_size} exceeds the {n_train} training samples")
     optimizer = make_optimizer(schedule, n_train // schedule.batch_size)
     state = init_state(models, optimizer, spec, schedule.epochs)
-    resumed = None if resume_path is None else resume_state(resume_path, state, fingerprint, log)
+    last = schedule.epochs if stop_after is None else min(schedule.epochs, stop_after)
+    if start_from is not None:
+        try:
+            state = read_state(start_from, state, fingerprint)
+        except StaleState as error:
+            raise ValueError(f"cannot continue the training from {start_from}: {error}") from None
+        if log:
+            log.info("continuing from %s at epoch %d", start_from, int(state.epoch))
+    first = int(state.epoch)
+    if first > last:
+        raise ValueError(f"the training in {start_from} is at epoch {first}, past this job's end at epoch {last}")
+    resumed = None if resume_path is None else resume_state(resume_path, state, fingerprint, log, (first, last))
     if resumed is not None:
         state = resumed
         if log:
             log.info("resumed from %s at epoch %d", resume_path, int(state.epoch))
     step = make_train_step(optimizer, spec, schedule, n_train, robust_sigma)
     starts = len(state.best_val)
-    last = schedule.epochs if stop_after is None else min(schedule.epochs, stop_after)
     bar = tqdm(range(int(state.epoch), last), desc=f"pretrain {mode}", unit="epoch", mininterval=10.0)
     for epoch in bar:
         state = step(state, epoch_keys(key, epoch, starts), train, val, freeze_robots)

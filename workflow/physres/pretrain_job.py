@@ -1,6 +1,7 @@
-"""One pretraining job, as rules pretrain, pretrain_simplified and retune_cross_task run it: every
-start of one stacked model trained together (physres.pretrain.pretrain_multistart), resumable
-from its resume file, then one checkpoint and sidecar per start."""
+"""One pretraining job, as rules pretrain, pretrain_part, pretrain_simplified and retune_cross_task
+run it: every start of one stacked model trained together (physres.pretrain.pretrain_multistart),
+resumable from its resume file, then one checkpoint and sidecar per start; or, for a training split
+into jobs (rule pretrain_part), its state after this job's part."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from physres.pretrain import (
     library_versions,
     pretrain_multistart,
     run_fingerprint,
+    save_state,
     start_records,
 )
 from physres.specs import Schedule
@@ -40,6 +42,9 @@ def pretrain_job(
     spec=None,
     failed_before: list[bool] | None = None,
     robust_sigma: float = 0.0,
+    start_from: str | None = None,
+    stop_after: int | None = None,
+    state_path: str | None = None,
 ) -> None:
     """Pretrain the stacked ``models`` (S starts, one per seed) and save start i to ``paths[i]``.
 
@@ -56,6 +61,10 @@ def pretrain_job(
       source pretraining failed stays failed).
     - `robust_sigma`: > 0 for robust pretraining (physres.pretrain.make_epoch); it must then be
       in `definition` too.
+    - `start_from`, `stop_after`, `state_path`: a training split into jobs (rule pretrain_part)
+      continues from the state the previous part saved (None: epoch 0), stops after
+      `stop_after` epochs in total, and saves its state to `state_path` instead of the
+      checkpoints (None: the last part, which writes them). Where the split falls changes no bit.
     """
     fingerprint = run_fingerprint({**definition, "dataset": dataset_digest(data), "versions": library_versions()})
     commit = project_commit()  # the code the job started with (the checkout may move on meanwhile)
@@ -71,7 +80,14 @@ def pretrain_job(
         fingerprint=fingerprint,
         spec=spec,
         robust_sigma=robust_sigma,
+        start_from=start_from,
+        stop_after=stop_after,
     )
+    if state_path is not None:
+        save_state(state_path, state, fingerprint)
+        log.info("saved the state at epoch %d to %s", int(state.epoch), state_path)
+        Path(resume_path).unlink(missing_ok=True)
+        return
     common = {
         **sidecar,
         "versions": library_versions(),

@@ -121,6 +121,7 @@ wildcard_constraints:
     task="|".join(TASKS),
     ny=r"\d+",
     seed=r"\d+",
+    epoch=r"\d+",
     variant="|".join(VARIANTS + [TUNED, ROBUST]),
     mode="|".join(MODE_NAMES),
     source="|".join(TASKS),
@@ -197,11 +198,44 @@ MODES = config["pretrain"]["modes"]
 # every job's specs come from physres.specs (typed, built from the config); a rule hands them to its
 # script as plain params
 PRETRAIN_SCHEDULE = schedule_spec(config).as_params()
+# the epochs after which a training split into jobs saves its state (the pretrain_part jobs), every
+# pretrain.epochs_per_job epochs before the last (none when null)
+EPOCHS_PER_JOB = config["pretrain"]["epochs_per_job"] or PRETRAIN_SCHEDULE["epochs"]
+PRETRAIN_PART_ENDS = list(range(EPOCHS_PER_JOB, PRETRAIN_SCHEDULE["epochs"], EPOCHS_PER_JOB))
+
+
+def pretrain_part_path(epoch="{epoch}", task="{task}", ny="{ny}", mode="{mode}"):
+    """The state of a (task, ny, mode) training after ``epoch`` epochs (rule pretrain_part)."""
+    return results_path(f"pretrain/{task}/ny{ny}/{mode}/parts/epoch{epoch}.eqx")
+
+
+def previous_pretrain_part(wc):
+    """The state a part of a split training continues from (none for the first part)."""
+    epoch = int(wc.epoch)
+    if epoch not in PRETRAIN_PART_ENDS:
+        raise ValueError(f"no pretraining part ends at epoch {epoch}; the parts end at {PRETRAIN_PART_ENDS}")
+    earlier = [e for e in PRETRAIN_PART_ENDS if e < epoch]
+    return pretrain_part_path(earlier[-1], wc.task, wc.ny, wc.mode) if earlier else []
+
+
+def last_pretrain_part(wc):
+    """The state the last job of a split training continues from (none if it is not split)."""
+    return pretrain_part_path(PRETRAIN_PART_ENDS[-1], wc.task, wc.ny, wc.mode) if PRETRAIN_PART_ENDS else []
 
 
 def architecture(wc):
     """Arguments of physres.physical.init_physical_reservoir for one (task, ny)."""
     return architecture_spec(config, wc.task, wc.ny).as_params()
+
+
+# the params every job of a (task, ny, mode) training shares (rules pretrain_part, pretrain)
+PRETRAIN_PARAMS = {
+    "architecture": architecture,
+    "seeds": PRETRAIN_SEEDS,
+    "schedule": PRETRAIN_SCHEDULE,
+    "checkpoint_every": config["pretrain"]["checkpoint_every"],
+    "x64": config["numerics"]["x64"],
+}
 
 
 def unoptimized_architecture(wc):

@@ -1,4 +1,5 @@
-"""Pretrain all starts of one (task, ny, mode) together; one checkpoint + sidecar per start."""
+"""Pretrain all starts of one (task, ny, mode) together; one checkpoint + sidecar per start (rule
+pretrain), or one part of that training, its state saved (rule pretrain_part)."""
 
 import jax
 
@@ -34,4 +35,8 @@ pretrain_job(
     checkpoint_every=p.checkpoint_every,
     log=log,
     robust_sigma=robust_sigma,
+    # a training split into jobs: where this part starts and ends, which changes none of its numbers
+    start_from=snakemake.input.get("state") or None,
+    stop_after=p.get("stop_after"),
+    state_path=snakemake.output.get("state"),
 )
