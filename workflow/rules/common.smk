@@ -204,23 +204,24 @@ EPOCHS_PER_JOB = config["pretrain"]["epochs_per_job"] or PRETRAIN_SCHEDULE["epoc
 PRETRAIN_PART_ENDS = list(range(EPOCHS_PER_JOB, PRETRAIN_SCHEDULE["epochs"], EPOCHS_PER_JOB))
 
 
-def pretrain_part_path(epoch="{epoch}", task="{task}", ny="{ny}", mode="{mode}"):
-    """The state of a (task, ny, mode) training after ``epoch`` epochs (rule pretrain_part)."""
-    return results_path(f"pretrain/{task}/ny{ny}/{mode}/parts/epoch{epoch}.eqx")
+def pretrain_part_path(epoch="{epoch}", task="{task}", ny="{ny}", mode="{mode}", root=results_path):
+    """The state of a (task, ny, mode) training after ``epoch`` epochs (the pretrain_part jobs;
+    ``root`` places the supplementary trainings' under their folder)."""
+    return root(f"pretrain/{task}/ny{ny}/{mode}/parts/epoch{epoch}.eqx")
 
 
-def previous_pretrain_part(wc):
+def previous_pretrain_part(wc, root=results_path):
     """The state a part of a split training continues from (none for the first part)."""
     epoch = int(wc.epoch)
     if epoch not in PRETRAIN_PART_ENDS:
         raise ValueError(f"no pretraining part ends at epoch {epoch}; the parts end at {PRETRAIN_PART_ENDS}")
     earlier = [e for e in PRETRAIN_PART_ENDS if e < epoch]
-    return pretrain_part_path(earlier[-1], wc.task, wc.ny, wc.mode) if earlier else []
+    return pretrain_part_path(earlier[-1], wc.task, wc.ny, wc.mode, root) if earlier else []
 
 
-def last_pretrain_part(wc):
+def last_pretrain_part(wc, root=results_path):
     """The state the last job of a split training continues from (none if it is not split)."""
-    return pretrain_part_path(PRETRAIN_PART_ENDS[-1], wc.task, wc.ny, wc.mode) if PRETRAIN_PART_ENDS else []
+    return pretrain_part_path(PRETRAIN_PART_ENDS[-1], wc.task, wc.ny, wc.mode, root) if PRETRAIN_PART_ENDS else []
 
 
 def architecture(wc):

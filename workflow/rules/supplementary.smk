@@ -121,9 +121,39 @@ rule coriolis_table:
 # results/<run>/supplementary/simplified/ (full pretraining, the PRC benchmark's pretrained variant).
 
 
+rule pretrain_simplified_part:
+    input:
+        dataset=results_path("datasets/{task}/ny{ny}.h5"),
+        state=lambda wc: previous_pretrain_part(wc, simplified_path),
+    output:
+        state=pretrain_part_path(root=simplified_path),
+    log:
+        log_path("pretrain_simplified_part", "{task}_ny{ny}_{mode}_epoch{epoch}"),
+    benchmark:
+        benchmark_path("pretrain_simplified_part/{task}_ny{ny}_{mode}_epoch{epoch}.tsv")
+    wildcard_constraints:
+        mode="full",
+    conda:
+        "../../envs/physres.yaml"
+    threads: 1
+    resources:
+        **resources_for("pretrain_simplified_part"),
+    params:
+        architecture=simplified_architecture,
+        seeds=PRETRAIN_SEEDS,
+        schedule=PRETRAIN_SCHEDULE,
+        checkpoint_every=config["pretrain"]["checkpoint_every"],
+        stop_after=lambda wc: int(wc.epoch),
+        resume=simplified_path("pretrain/{task}/ny{ny}/{mode}/parts/epoch{epoch}.resume.eqx"),
+        x64=config["numerics"]["x64"],
+    script:
+        "../scripts/pretrain.py"
+
+
 rule pretrain_simplified:
     input:
         dataset=results_path("datasets/{task}/ny{ny}.h5"),
+        state=lambda wc: last_pretrain_part(wc, simplified_path),
     output:
         models=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.eqx"), seed=PRETRAIN_SEEDS),
         sidecars=expand(simplified_path("pretrain/{{task}}/ny{{ny}}/{{mode}}/seed{seed}.json"), seed=PRETRAIN_SEEDS),
