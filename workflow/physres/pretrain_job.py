@@ -35,7 +35,7 @@ def pretrain_job(
     definition: dict,
     sidecar: dict,
     seeds: list[int],
-    paths: list[str],
+    paths: list[str] | None,
     resume_path: str,
     checkpoint_every: int,
     log,
@@ -46,7 +46,8 @@ def pretrain_job(
     stop_after: int | None = None,
     state_path: str | None = None,
 ) -> None:
-    """Pretrain the stacked ``models`` (S starts, one per seed) and save start i to ``paths[i]``.
+    """Pretrain the stacked ``models`` (S starts, one per seed) and save start i to ``paths[i]``
+    (or, for a part of a split training, the state to ``state_path``).
 
     **Arguments:**
 

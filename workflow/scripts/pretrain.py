@@ -30,7 +30,7 @@ pretrain_job(
     definition={**job, "seeds": p.seeds, "architecture": p.architecture, "schedule": p.schedule, "x64": p.x64},
     sidecar={**job, "architecture": p.architecture, "schedule": p.schedule},
     seeds=p.seeds,
-    paths=snakemake.output.models,
+    paths=snakemake.output.get("models"),  # none for a part: it saves its state instead
     resume_path=p.resume,
     checkpoint_every=p.checkpoint_every,
     log=log,
