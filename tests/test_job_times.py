@@ -1,4 +1,4 @@
-"""tools/job_times.py sums the benchmark files of a run by rule: CPU and wall hours, the longest job."""
+"""tools/job_times.py sums the benchmark files of a run by rule: CPU and wall hours, the longest job by wall and CPU time."""
 
 import pytest
 
@@ -18,23 +18,28 @@ def test_hours_by_rule_and_the_longest_job(tmp_path, capsys):
     run = tmp_path / "benchmarks" / "r"
     write_benchmark(run, "pretrain/a_ny6_full.tsv", [(3600.0, 1800.0, 900.0)])
     write_benchmark(run, "pretrain/a_ny6_rob_fixed.tsv", [(7200.0, 3600.0, 1000.0)])
+    # the longest in wall time, yet it computed less than a_ny6_rob_fixed (it waited for a core)
+    write_benchmark(run, "pretrain/a_ny9_full.tsv", [(9000.0, 600.0, 800.0)])
     # a repeated benchmark: the last repeat counts
     write_benchmark(run, "rollout_physical/a_ny6_pretrained_part0.tsv", [(99.0, 99.0, 1.0), (1800.0, 1800.0, 500.0)])
     write_benchmark(run, "flops.tsv", [(36.0, 18.0, 100.0)])
 
     table = job_times.times_by_rule(job_times.read_job_times(run))
     assert list(table.index) == ["pretrain", "rollout_physical", "flops", "all"]  # the most CPU first
-    assert table.loc["pretrain", "jobs"] == 2
-    assert table.loc["pretrain", "cpu_h"] == pytest.approx(1.5)
-    assert table.loc["pretrain", "wall_h"] == pytest.approx(3.0)
-    assert table.loc["pretrain", "longest_job"] == "pretrain/a_ny6_rob_fixed"
-    assert table.loc["pretrain", "longest_min"] == pytest.approx(120.0)
+    assert table.loc["pretrain", "jobs"] == 3
+    assert table.loc["pretrain", "cpu_h"] == pytest.approx(1.5 + 600 / 3600)
+    assert table.loc["pretrain", "wall_h"] == pytest.approx(3.0 + 2.5)
+    assert table.loc["pretrain", "longest_job"] == "pretrain/a_ny9_full"
+    assert table.loc["pretrain", "longest_min"] == pytest.approx(150.0)
+    assert table.loc["pretrain", "most_cpu_job"] == "pretrain/a_ny6_rob_fixed"
+    assert table.loc["pretrain", "most_cpu_min"] == pytest.approx(60.0)
     assert table.loc["rollout_physical", "cpu_h"] == pytest.approx(0.5)
     assert table.loc["flops", "jobs"] == 1
-    assert table.loc["all", "jobs"] == 4
-    assert table.loc["all", "cpu_h"] == pytest.approx(2.005)
+    assert table.loc["all", "jobs"] == 5
+    assert table.loc["all", "cpu_h"] == pytest.approx(2.005 + 600 / 3600)
     assert table.loc["all", "max_rss_mb"] == 1000.0
-    assert table.loc["all", "longest_job"] == "pretrain/a_ny6_rob_fixed"
+    assert table.loc["all", "longest_job"] == "pretrain/a_ny9_full"
+    assert table.loc["all", "most_cpu_job"] == "pretrain/a_ny6_rob_fixed"
 
     job_times.main(["r", "--benchmarks", str(tmp_path / "benchmarks")])
     out = capsys.readouterr().out

@@ -1,7 +1,8 @@
 """Measured job times of a run, by rule, from the files Snakemake's ``benchmark:`` directive wrote
 (benchmarks/<run>/<rule>/<job>.tsv): jobs, CPU hours (the job's process tree, Snakemake's
-``cpu_time``), wall hours (``s``), the longest job and the largest peak RSS. Wall time counts the
-time a job waited for a core beside other work; CPU time does not, so CPU hours are the cost.
+``cpu_time``), wall hours (``s``), the longest job by wall and by CPU time, and the largest peak
+RSS. Wall time counts the time a job waited for a core beside other work (or stopped); CPU time
+does not, so CPU hours are the cost and a job's CPU minutes its length on a core of its own.
 
     python tools/job_times.py reduced                  # a markdown table on stdout
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks
@@ -40,8 +41,8 @@ def read_job_times(folder: Path) -> pd.DataFrame:
 
 
 def job_summary(jobs: pd.DataFrame) -> dict:
-    """jobs, CPU and wall hours, the peak RSS and the longest job (by wall time) of some jobs."""
-    slowest = jobs.loc[jobs["wall_s"].idxmax()]
+    """jobs, CPU and wall hours, the peak RSS and the longest job by wall and by CPU time of some jobs."""
+    slowest, costliest = jobs.loc[jobs["wall_s"].idxmax()], jobs.loc[jobs["cpu_s"].idxmax()]
     return dict(
         jobs=len(jobs),
         cpu_h=jobs["cpu_s"].sum() / 3600,
@@ -49,6 +50,8 @@ def job_summary(jobs: pd.DataFrame) -> dict:
         max_rss_mb=jobs["max_rss_mb"].max(),
         longest_job=slowest["job"],
         longest_min=slowest["wall_s"] / 60,
+        most_cpu_job=costliest["job"],
+        most_cpu_min=costliest["cpu_s"] / 60,
     )
 
 
@@ -66,7 +69,7 @@ def main(argv=None) -> None:
     parser.add_argument("--benchmarks", type=Path, default=Path("benchmarks"), help="the benchmarks folder")
     args = parser.parse_args(argv)
     table = times_by_rule(read_job_times(args.benchmarks / args.run))
-    print(table.to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f")))
+    print(table.to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f", None, ".1f")))
 
 
 if __name__ == "__main__":
