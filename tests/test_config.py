@@ -203,3 +203,20 @@ def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
     assert "benchmark.chunks_per_job" in message and "smnist" in message
     message = broken(lambda c: c["benchmark"].update(chunk_size={"smnist": 0}))
     assert "benchmark.chunk_size.smnist: 0 is less than the minimum of 1" in message
+
+
+def test_pretraining_parts_follow_epochs_per_job():
+    from physres.config import pretrain_part_ends
+
+    paper = load_config()
+    assert pretrain_part_ends(paper) == [500, 1000]  # 1500 epochs as three jobs
+    assert pretrain_part_ends(load_config("workflow/configs/smoke.yaml")) == [2]  # 3 epochs as two
+    for overlay in ("quick", "reduced"):  # 100 and 400 epochs: one job
+        assert pretrain_part_ends(load_config(f"workflow/configs/{overlay}.yaml")) == [], overlay
+    unsplit = paper | {"pretrain": paper["pretrain"] | {"epochs_per_job": None}}
+    assert pretrain_part_ends(unsplit) == []
+    uneven = paper | {"pretrain": paper["pretrain"] | {"epochs_per_job": 400}}
+    assert pretrain_part_ends(uneven) == [400, 800, 1200]  # the last job runs the remaining 300
+    assert "pretrain.epochs_per_job: 0 is less than the minimum of 1" in broken(
+        lambda c: c["pretrain"].update(epochs_per_job=0)
+    )

@@ -249,6 +249,14 @@ def rollout_parts(config: dict, task: str) -> int:
     return -(-chunks // per_job)
 
 
+def pretrain_part_ends(config: dict) -> list[int]:
+    """The epochs after which a training split into jobs saves its state for the next job (rule
+    pretrain_part): every `pretrain.epochs_per_job` epochs before the last; none when that is null
+    or not below `pretrain.epochs` (one job)."""
+    epochs, per_job = config["pretrain"]["epochs"], config["pretrain"]["epochs_per_job"]
+    return list(range(per_job, epochs, per_job)) if per_job else []
+
+
 def input_dimension(config: dict, task: str) -> int:
     """n_u of a task's inputs: Lorenz96 takes `data.lorenz96.n_u` of its variables, the others 1."""
     return config["data"]["lorenz96"]["n_u"] if task == "lorenz96" else 1

@@ -9,6 +9,7 @@ from physres.config import (
     coerce_numbers,
     cross_task_combinations,
     input_dimension,
+    pretrain_part_ends,
     rollout_chunk_size,
     rollout_chunks_per_job,
     rollout_parts,
@@ -198,10 +199,8 @@ MODES = config["pretrain"]["modes"]
 # every job's specs come from physres.specs (typed, built from the config); a rule hands them to its
 # script as plain params
 PRETRAIN_SCHEDULE = schedule_spec(config).as_params()
-# the epochs after which a training split into jobs saves its state (the pretrain_part jobs), every
-# pretrain.epochs_per_job epochs before the last (none when null)
-EPOCHS_PER_JOB = config["pretrain"]["epochs_per_job"] or PRETRAIN_SCHEDULE["epochs"]
-PRETRAIN_PART_ENDS = list(range(EPOCHS_PER_JOB, PRETRAIN_SCHEDULE["epochs"], EPOCHS_PER_JOB))
+# the epochs after which a training split into jobs saves its state for the next job
+PRETRAIN_PART_ENDS = pretrain_part_ends(config)
 
 
 def pretrain_part_path(epoch="{epoch}", task="{task}", ny="{ny}", mode="{mode}", root=results_path):
