@@ -237,6 +237,41 @@ def test_smoke_benchmark_tables_and_figure(smoke_run):
 
 
 @pytest.mark.smoke
+def test_partial_tables_of_a_run_under_way(smoke_run, tmp_path, capsys):
+    """tools/partial_tables.py reads the cells a run has so far: given only Mackey-Glass's files,
+    it prints Mackey-Glass's rows alone, with the complete tables' numbers beside the paper's."""
+    import shutil
+
+    from tools import partial_tables
+
+    workdir, _ = smoke_run
+    done, under_way = workdir / "results/smoke", tmp_path / "results/smoke"
+    for pattern in (
+        "pretrain/mackey_glass/*/*/evaluation.json",
+        "scores/mackey_glass/*/*.json",
+        "reference/*/*/selection.json",
+    ):
+        for path in done.glob(pattern):
+            (under_way / path.relative_to(done)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, under_way / path.relative_to(done))
+    partial_tables.main(["smoke", "--results", str(tmp_path / "results")])
+    out = capsys.readouterr().out
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in out.splitlines() if line.startswith("| ")]
+    cells = {tuple(row[:4]): row[4:] for row in rows if row[0] != "task"}  # (task, ny, mode or variant, metric)
+    assert len(cells) == 2 * 2 + 5  # modes x metrics; ron, unoptimized, partial, pretrained, tuned
+    assert {key[0] for key in cells} == {"mackey_glass"}
+    pretraining = pd.read_csv(done / "tables/pretraining.csv").set_index(["task", "mode", "metric"])
+    full = pretraining.loc[("mackey_glass", "full", "test_rmse")]
+    assert cells[("mackey_glass", "6", "full", "test_rmse")] == [
+        f"{full['mean']:.4g} ± {full['std']:.2g}",
+        f"{full['paper_mean']:.4g} ± {full['paper_std']:.2g}",
+    ]
+    benchmark = pd.read_csv(done / "tables/benchmark.csv").set_index(["task", "variant"])
+    ron = benchmark.loc[("mackey_glass", "ron")]
+    assert cells[("mackey_glass", "6", "ron", "nrmse")] == [f"{ron['target']:.4g}", f"{ron['paper_mean']:.4g}"]
+
+
+@pytest.mark.smoke
 def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
     workdir, _ = smoke_run
     snakemake(workdir, "--report", "report.html")

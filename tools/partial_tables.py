@@ -1,0 +1,94 @@
+"""The paper's Table 1 (pretraining) and Table 2 (PRC benchmark) from the cells of a run that exist
+so far, beside the paper's values: for a long run under way, whose own table rules wait for every
+cell. Reads results/<run>/pretrain/*/ny*/*/evaluation.json, results/<run>/scores/*/ny*/*.json and
+the RON selections with the workflow's own table functions; prints markdown on stdout.
+
+    python tools/partial_tables.py paper --results /work/runs/paper/results
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from physres.formats import load_scores
+from physres.io import read_json
+from physres.tables.benchmark import benchmark_table
+from physres.tables.pretraining import pretraining_scores, pretraining_table
+from physres.tables.reference import load_selections
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mean_std(mean: float, std: float, n_diverged: int = 0) -> str:
+    """'0.0123 ± 0.0045', '-' when there is no mean, a '*' per diverged run."""
+    text = "-" if pd.isna(mean) else f"{mean:.4g} ± {std:.2g}" if not pd.isna(std) else f"{mean:.4g}"
+    return text + "*" * int(n_diverged or 0)
+
+
+def partial_pretraining(results: Path, config: dict) -> pd.DataFrame | None:
+    """Table 1's rows of the (task, ny, mode) whose evaluation exists; None if none does."""
+    paths = sorted(results.glob("pretrain/*/ny*/*/evaluation.json"))
+    if not paths:
+        return None
+    scores = pretraining_scores(read_json(path, rule="evaluate_pretraining") for path in paths)
+    table = pretraining_table(scores, config["pretrain"]["paper"], config["robot"]["layouts"])
+    table = table[table["metric"] != "test_rmse_norm"]
+    return pd.DataFrame(
+        {
+            "task": table["task"],
+            "ny": table["ny"],
+            "mode": table["mode"],
+            "metric": table["metric"],
+            "ours": [mean_std(*r) for r in table[["mean", "std", "n_diverged"]].itertuples(index=False)],
+            "paper": [
+                mean_std(*r) for r in table[["paper_mean", "paper_std", "paper_n_diverged"]].itertuples(index=False)
+            ],
+        }
+    )
+
+
+def partial_benchmark(results: Path, config: dict) -> pd.DataFrame | None:
+    """Table 2's rows of the (task, ny, variant) whose score exists; None if none does."""
+    paths = sorted(results.glob("scores/*/ny*/*.json"))
+    if not paths:
+        return None
+    selections = load_selections(sorted(results.glob("reference/*/ny*/selection.json")))
+    table = benchmark_table(load_scores(paths), selections, config["benchmark"]["paper"])
+    # the digital column is the pretraining RON's own score, as the paper's (one number, no std)
+    digital = table["variant"] == "ron"
+    ours = table["mean"].where(~digital, table["target"])
+    std = table["std"].where(~digital)
+    return pd.DataFrame(
+        {
+            "task": table["task"],
+            "ny": table["ny"],
+            "variant": table["variant"],
+            "metric": table["metric"],
+            "ours": [mean_std(m, s, n) for m, s, n in zip(ours, std, table["n_diverged"])],
+            "paper": [mean_std(m, s) for m, s in zip(table["paper_mean"], table["paper_std"])],
+        }
+    )
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="the run's name (config key run:), e.g. paper")
+    parser.add_argument("--results", type=Path, default=Path("results"), help="the results folder")
+    parser.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="where the paper's values are")
+    args = parser.parse_args(argv)
+    config = yaml.safe_load(args.config.read_text())
+    results = args.results / args.run
+    for title, table in (
+        ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config)),
+        ("Table 2 (PRC benchmark), the cells done so far", partial_benchmark(results, config)),
+    ):
+        print(f"## {title}\n")
+        print("none yet\n" if table is None else table.to_markdown(index=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
