@@ -89,13 +89,25 @@ def test_part_of_another_training_is_refused_and_kept(problem, tmp_path):  # noq
     assert first.exists()
 
 
-def test_resume_file_from_outside_the_jobs_epochs_is_set_aside(problem, tmp_path):  # noqa: F811
-    """A part's resume file that holds an epoch past the part's end (left by a longer job of the
-    same run) is set aside, never taken for the part's result."""
-    resume = tmp_path / "resume.eqx"
-    run(problem, "full", resume_path=resume, checkpoint_every=1, stop_after=3, fingerprint="f")
-    state = run(problem, "full", resume_path=resume, checkpoint_every=100, stop_after=2, fingerprint="f")
-    assert int(state.epoch) == 2 and (tmp_path / "resume.eqx.stale").exists()
+def test_resume_file_from_before_the_jobs_start_is_set_aside(problem, tmp_path, caplog):  # noqa: F811
+    """A part's resume file that holds an epoch before the part's start (left by an unsplit run
+    of the same configuration) is set aside, and the job goes on from its part's state, as the
+    log says; the result is the split training's."""
+    import logging
+
+    from physres.pretrain import save_state
+
+    resume, part = tmp_path / "resume.eqx", tmp_path / "epoch3.eqx"
+    run(problem, "full", resume_path=resume, checkpoint_every=1, stop_after=2, fingerprint="f")
+    save_state(part, run(problem, "full", stop_after=3, fingerprint="f"), "f")
+    caplog.set_level("INFO")
+    log = logging.getLogger("test")
+    state = run(problem, "full", resume_path=resume, checkpoint_every=100, start_from=part, fingerprint="f", log=log)
+    assert (tmp_path / "resume.eqx.stale").exists() and "outside this job's epochs 3-6" in caplog.text
+    assert "going on from epoch 3" in caplog.text
+    uninterrupted = run(problem, "full", fingerprint="f")
+    for a, b in zip(leaves(state), leaves(uninterrupted)):
+        np.testing.assert_array_equal(a, b)
 
 
 def definition_reads(script: Path) -> tuple[set[str], set[str]]:
@@ -113,7 +125,16 @@ def definition_reads(script: Path) -> tuple[set[str], set[str]]:
         found = set()
         for sub in ast.walk(node):
             if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id in ("p", "wc"):
-                found.add(f"{sub.value.id}.{sub.attr}")
+                if sub.attr != "get":  # p.get("x") is read as p.x below
+                    found.add(f"{sub.value.id}.{sub.attr}")
+            elif (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr == "get"
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id in ("p", "wc")
+            ):
+                found.add(f"{sub.func.value.id}.{sub.args[0].value}")
             elif isinstance(sub, ast.Name) and sub.id in assigned and sub.id not in ("p", "wc", "log"):
                 found |= reads(assigned[sub.id])
         return found
@@ -123,14 +144,20 @@ def definition_reads(script: Path) -> tuple[set[str], set[str]]:
     return reads(tree), reads(definition)
 
 
-@pytest.mark.parametrize("script", ["pretrain.py", "retune_cross_task.py"])
-def test_resume_fingerprint_covers_every_parameter(script):
+@pytest.mark.parametrize(
+    "script, outside",
+    [
+        ("pretrain.py", {"p.resume", "p.checkpoint_every", "p.stop_after"}),
+        ("retune_cross_task.py", {"p.resume", "p.checkpoint_every"}),
+    ],
+)
+def test_resume_fingerprint_covers_every_parameter(script, outside):
     """Every param and wildcard a pretraining script reads enters the fingerprint that a resume
-    file must match, except where to resume and how often (the dataset and the libraries'
-    versions are added by physres.pretrain_job): a run changed in anything else never resumes
-    another's state."""
+    file or an earlier part's state must match, except where to resume, how often, and where a
+    part of a split training stops (the dataset and the libraries' versions are added by
+    physres.pretrain_job): a run changed in anything else never continues another's state."""
     read, fingerprinted = definition_reads(ROOT / "workflow/scripts" / script)
-    assert read - fingerprinted == {"p.resume", "p.checkpoint_every"}
+    assert read - fingerprinted == outside
 
 
 # --------------------------------------------------------------------------- failed training

@@ -123,9 +123,10 @@ def test_killed_and_resumed_run_ends_where_uninterrupted_one_does(problem, full_
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
-def train_in_parts(problem, tmp_path, ends, fingerprint_of="seeds 0, 1"):
+def train_in_parts(problem, tmp_path, ends, part_key=None):
     """The jobs of a training split after each epoch in ``ends`` (rule pretrain_part), then the
-    last one (rule pretrain): the paths of its checkpoints and sidecars."""
+    last one (rule pretrain): the paths of its checkpoints and sidecars. ``part_key``: another
+    shuffling key for the parts (the workflow's jobs all use the same)."""
     import logging
 
     from physres.pretrain_job import pretrain_job
@@ -140,8 +141,8 @@ def train_in_parts(problem, tmp_path, ends, fingerprint_of="seeds 0, 1"):
             data,
             SCHEDULE,
             "full",
-            jax.random.PRNGKey(7),
-            definition={"run": fingerprint_of},
+            jax.random.PRNGKey(7) if end is None or part_key is None else part_key,
+            definition={"run": "seeds 0, 1"},
             sidecar={"architecture": ARCH},
             seeds=[0, 1],
             paths=paths,
@@ -178,6 +179,22 @@ def test_training_split_into_jobs_ends_where_the_unsplit_one_does(problem, full_
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
         np.testing.assert_array_equal(sidecar["train_loss"], np.asarray(full_run.train_loss[i]))
         assert sidecar["best_epoch"] == int(full_run.best_epoch[i])
+
+
+def test_the_last_job_goes_on_from_its_part(problem, full_run, tmp_path):
+    """Were the last job to train from epoch 0, it would end where one 6-epoch run does whatever
+    its part holds. A part trained on other minibatches (another shuffling key) leads it elsewhere."""
+    paths = train_in_parts(problem, tmp_path, ends=(4,), part_key=jax.random.PRNGKey(8))
+    model, _ = load_checkpoint(paths[0])
+    unsplit = unstack_model(full_run.best_model, 0)
+    same = [
+        np.array_equal(np.asarray(a), np.asarray(b))
+        for a, b in zip(
+            jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array)),
+            jax.tree_util.tree_leaves(eqx.filter(unsplit, eqx.is_array)),
+        )
+    ]
+    assert not all(same)
 
 
 def test_checkpoint_roundtrip(full_run, tmp_path):

@@ -185,6 +185,13 @@ def test_smoke_pretraining_outputs(smoke_run):
         assert (workdir / f"results/smoke/figures/flops.{ext}").stat().st_size > 5000
     flops = pd.read_csv(workdir / "results/smoke/tables/flops.csv")
     assert len(flops) == len(config["tasks"]) * len(SMOKE["dimensions"]) * 3 * 3  # pipelines x parts
+    # every training ran as two jobs: the part's state, then the last job went on from it
+    ends = [SMOKE["pretrain"]["epochs_per_job"]]
+    for mode in ("full", "rob_fixed"):
+        part = f"results/smoke/pretrain/adiac/ny6/{mode}/parts/epoch{ends[0]}.eqx"
+        assert (workdir / part).stat().st_size > 0
+        log = (workdir / f"logs/smoke/pretrain/adiac_ny6_{mode}.log").read_text()
+        assert f"continuing from {part} at epoch {ends[0]}" in log
     for mode, frozen in (("rob_fixed", True), ("full", False)):
         sidecar = json.loads((workdir / f"results/smoke/pretrain/adiac/ny6/{mode}/seed1.json").read_text())
         assert sidecar["seed"] == 1 and sidecar["mode"] == mode and "soromox" in sidecar["versions"]

@@ -42,7 +42,7 @@ def read_job_times(folder: Path) -> pd.DataFrame:
 
 def job_summary(jobs: pd.DataFrame) -> dict:
     """jobs, CPU and wall hours, the peak RSS and the longest job by wall and by CPU time of some jobs."""
-    slowest, costliest = jobs.loc[jobs["wall_s"].idxmax()], jobs.loc[jobs["cpu_s"].idxmax()]
+    slowest, most_cpu = jobs.loc[jobs["wall_s"].idxmax()], jobs.loc[jobs["cpu_s"].idxmax()]
     return dict(
         jobs=len(jobs),
         cpu_h=jobs["cpu_s"].sum() / 3600,
@@ -50,8 +50,8 @@ def job_summary(jobs: pd.DataFrame) -> dict:
         max_rss_mb=jobs["max_rss_mb"].max(),
         longest_job=slowest["job"],
         longest_min=slowest["wall_s"] / 60,
-        most_cpu_job=costliest["job"],
-        most_cpu_min=costliest["cpu_s"] / 60,
+        most_cpu_job=most_cpu["job"],
+        most_cpu_min=most_cpu["cpu_s"] / 60,
     )
 
 

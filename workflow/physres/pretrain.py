@@ -261,7 +261,8 @@ def resume_state(
     aside = path.with_name(path.name + ".stale")
     os.replace(path, aside)
     if log:
-        log.warning("not resuming from %s: %s; set aside as %s, starting fresh", path, reason, aside)
+        going_on = "starting fresh" if epochs is None or epochs[0] == 0 else f"going on from epoch {epochs[0]}"
+        log.warning("not resuming from %s: %s; set aside as %s, %s", path, reason, aside, going_on)
     return None
 
 

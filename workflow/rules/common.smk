@@ -268,6 +268,10 @@ def simplified_architecture(wc):
     return architecture_spec(config, wc.task, wc.ny, controller="simplified").as_params()
 
 
+# the same training with the simplified controllers (rules pretrain_simplified_part, pretrain_simplified)
+SIMPLIFIED_PRETRAIN_PARAMS = PRETRAIN_PARAMS | {"architecture": simplified_architecture}
+
+
 # cross-task reuse (rules/cross_task.smk)
 
 

@@ -1,7 +1,7 @@
 # Stages 4-5: multi-start pretraining of the physical reservoir and its evaluation.
 # A training of more than pretrain.epochs_per_job epochs runs as a chain of jobs: pretrain_part
 # saves the state after each part, and pretrain continues from the last one and writes the
-# checkpoints. A resumed training ends bit for bit where an unsplit one does.
+# checkpoints. A training continued from its parts ends bit for bit where an unsplit one does.
 
 
 rule pretrain_part:

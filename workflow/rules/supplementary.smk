@@ -139,13 +139,9 @@ rule pretrain_simplified_part:
     resources:
         **resources_for("pretrain_simplified_part"),
     params:
-        architecture=simplified_architecture,
-        seeds=PRETRAIN_SEEDS,
-        schedule=PRETRAIN_SCHEDULE,
-        checkpoint_every=config["pretrain"]["checkpoint_every"],
+        **SIMPLIFIED_PRETRAIN_PARAMS,
         stop_after=lambda wc: int(wc.epoch),
         resume=simplified_path("pretrain/{task}/ny{ny}/{mode}/parts/epoch{epoch}.resume.eqx"),
-        x64=config["numerics"]["x64"],
     script:
         "../scripts/pretrain.py"
 
@@ -169,12 +165,8 @@ rule pretrain_simplified:
     resources:
         **resources_for("pretrain_simplified"),
     params:
-        architecture=simplified_architecture,
-        seeds=PRETRAIN_SEEDS,
-        schedule=PRETRAIN_SCHEDULE,
-        checkpoint_every=config["pretrain"]["checkpoint_every"],
+        **SIMPLIFIED_PRETRAIN_PARAMS,
         resume=simplified_path("pretrain/{task}/ny{ny}/{mode}/resume.eqx"),
-        x64=config["numerics"]["x64"],
     script:
         "../scripts/pretrain.py"
 
