@@ -184,9 +184,9 @@ def test_rollout_parts_follow_chunk_size_and_chunks_per_job():
     paper = load_config()
     assert task_sequences(paper, "smnist") == 35000 and task_sequences(paper, "adiac") == 781
     assert task_sequences(paper, "mackey_glass") == 2 and task_sequences(paper, "lorenz96") == 256
-    # paper: 18 chunks of 2000 sMNIST sequences, 1 a job; 4 chunks of 64 Lorenz96 ones, 2 a job; the rest one job
+    # paper: 18 chunks of 2000 sMNIST sequences, 1 a job; 8 chunks of 32 Lorenz96 ones, 1 a job; the rest one job
     assert (rollout_chunk_size(paper, "smnist"), rollout_parts(paper, "smnist")) == (2000, 18)
-    assert (rollout_chunk_size(paper, "lorenz96"), rollout_parts(paper, "lorenz96")) == (64, 2)
+    assert (rollout_chunk_size(paper, "lorenz96"), rollout_parts(paper, "lorenz96")) == (32, 8)
     assert (rollout_chunk_size(paper, "mackey_glass"), rollout_parts(paper, "mackey_glass")) == (2, 1)
     assert rollout_parts(paper, "adiac") == 1
     # the smaller scales keep one job a variant, except smoke's sMNIST (60 sequences, 16 a chunk)
