@@ -49,3 +49,47 @@ def test_hours_by_rule_and_the_longest_job(tmp_path, capsys):
 def test_a_run_without_benchmarks_is_an_error(tmp_path):
     with pytest.raises(SystemExit, match="no benchmark files"):
         job_times.main(["missing", "--benchmarks", str(tmp_path)])
+
+
+DRY_RUN = """
+rule pretrain_part:
+    output: results/r/pretrain/a/ny6/full/parts/epoch1000.eqx
+    benchmark: benchmarks/r/pretrain_part/a_ny6_full_epoch1000.tsv
+rule pretrain:
+    benchmark: benchmarks/r/pretrain/a_ny6_full.tsv
+rule rollout_physical:
+    benchmark: benchmarks/r/rollout_physical/a_ny6_pretrained_part1.tsv
+rule rollout_physical:
+    benchmark: benchmarks/r/rollout_physical/a_ny9_pretrained_part0.tsv
+localrule readout:
+    output: results/r/scores/a/ny6/pretrained.json
+"""
+
+
+def test_the_jobs_left_are_priced_by_their_own_kind_only(tmp_path, capsys):
+    run = tmp_path / "benchmarks" / "r"
+    # two parts of one training done (600 and 1200 CPU-s): its later parts and last job at their mean
+    write_benchmark(run, "pretrain_part/a_ny6_full_epoch500.tsv", [(700.0, 600.0, 1.0)])
+    write_benchmark(run, "pretrain_part/a_ny6_full_epoch0.tsv", [(1300.0, 1200.0, 1.0)])
+    # another training's part: not the same kind
+    write_benchmark(run, "pretrain_part/a_ny9_full_epoch500.tsv", [(1.0, 9999.0, 1.0)])
+    write_benchmark(run, "rollout_physical/a_ny6_pretrained_part0.tsv", [(400.0, 360.0, 1.0)])
+    done = job_times.read_job_times(run)
+    assert job_times.job_kind("pretrain_part/a_ny6_full_epoch500") == "pretrain/a_ny6_full"
+    assert job_times.job_kind("rollout_physical/a_ny6_pretrained_part12") == "rollout_physical/a_ny6_pretrained"
+
+    table = job_times.left_by_rule(done, job_times.jobs_left(DRY_RUN, "r"))
+    assert table.loc["pretrain_part", "jobs_left"] == 1
+    assert table.loc["pretrain_part", "cpu_h_left"] == pytest.approx(900 / 3600)
+    assert table.loc["pretrain", "cpu_h_left"] == pytest.approx(900 / 3600)
+    # ny 9's pretrained rollout has no measured job of its kind: counted apart, not priced
+    assert table.loc["rollout_physical", "jobs_left"] == 2
+    assert table.loc["rollout_physical", "unmeasured"] == 1
+    assert table.loc["rollout_physical", "cpu_h_left"] == pytest.approx(0.1)
+    assert table.loc["all", "jobs_left"] == 4
+    assert table.loc["all", "cpu_h_left"] == pytest.approx(0.6)
+
+    dry = tmp_path / "dry.txt"
+    dry.write_text(DRY_RUN)
+    job_times.main(["r", "--benchmarks", str(tmp_path / "benchmarks"), "--left", str(dry)])
+    assert "Left to run" in capsys.readouterr().out

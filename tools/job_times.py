@@ -7,6 +7,14 @@ does not, so CPU hours are the cost and a job's CPU minutes its length on a core
     python tools/job_times.py reduced                  # a markdown table on stdout
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks
 
+With ``--left DRY_RUN`` (the text ``snakemake -n`` printed in the run's folder) it also estimates
+the CPU hours of the jobs still to run, each from the measured jobs of its own kind: the same rule,
+task, ny and variant or mode, any part or epoch (a training's last job, rule ``pretrain``, counts
+with its ``pretrain_part`` jobs). A job none of whose kind has run yet is counted apart, not guessed:
+
+    (cd /work/runs/paper && snakemake -n --nolock) > dry.txt
+    python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks --left dry.txt
+
 Rules without a ``benchmark:`` directive (the readouts, gathers, tables and figures, each a few
 seconds) are not counted.
 """
@@ -14,6 +22,7 @@ seconds) are not counted.
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -63,13 +72,48 @@ def times_by_rule(jobs: pd.DataFrame) -> pd.DataFrame:
     return table.rename_axis("rule")
 
 
+def job_kind(job: str) -> str:
+    """The kind of a benchmarked job (``rule/name``): its name without the part or epoch, the rule
+    without ``_part``, so the jobs of one rollout or one training share a kind."""
+    rule, name = job.split("/", 1)
+    return rule.removesuffix("_part") + "/" + re.sub(r"_(part|epoch)\d+$", "", name)
+
+
+def jobs_left(dry_run: str, run: str) -> pd.DataFrame:
+    """The benchmarked jobs a dry run (``snakemake -n``'s text) would run: rule, job."""
+    found = re.findall(rf"benchmark: benchmarks/{re.escape(run)}/(\S+)\.tsv", dry_run)
+    return pd.DataFrame({"rule": [job.split("/", 1)[0] for job in found], "job": found})
+
+
+def left_by_rule(done: pd.DataFrame, left: pd.DataFrame) -> pd.DataFrame:
+    """Per rule of the jobs left: how many, how many have a measured kind, and the CPU hours of
+    those at their kind's mean CPU time; a last row 'all'."""
+    mean_cpu_s = done.groupby(done["job"].map(job_kind))["cpu_s"].mean()
+    cpu_s = left["job"].map(job_kind).map(mean_cpu_s)
+    table = pd.DataFrame(
+        {
+            "jobs_left": left.groupby("rule").size(),
+            "measured_kind": cpu_s.notna().groupby(left["rule"]).sum(),
+            "cpu_h_left": cpu_s.groupby(left["rule"]).sum() / 3600,
+        }
+    ).sort_values("cpu_h_left", ascending=False)
+    table["unmeasured"] = table["jobs_left"] - table["measured_kind"]
+    table.loc["all"] = table.sum()
+    return table.rename_axis("rule")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="the run's name (config key run:), e.g. paper, reduced, quick")
     parser.add_argument("--benchmarks", type=Path, default=Path("benchmarks"), help="the benchmarks folder")
+    parser.add_argument("--left", type=Path, help="a dry run's text (snakemake -n): estimate the CPU hours left")
     args = parser.parse_args(argv)
-    table = times_by_rule(read_job_times(args.benchmarks / args.run))
-    print(table.to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f", None, ".1f")))
+    done = read_job_times(args.benchmarks / args.run)
+    print(times_by_rule(done).to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f", None, ".1f")))
+    if args.left:
+        left = jobs_left(args.left.read_text(), args.run)
+        print("\nLeft to run (benchmarked jobs), at the measured mean CPU time of each job's kind:\n")
+        print(left_by_rule(done, left).to_markdown(floatfmt=(None, ".0f", ".0f", ".2f", ".0f")))
 
 
 if __name__ == "__main__":
