@@ -132,20 +132,23 @@ def quantity_text(value: float, unit: str) -> str:
     return f"{value:.0f} {unit}" if unit.startswith("of") else f"{value:.1f} {unit}"
 
 
-def render_summary(table: pd.DataFrame, stem: str | Path) -> None:
-    def rows(style):
-        return pd.DataFrame(
-            {
-                "quantity": table["quantity"],
-                "value": [quantity_text(v, u) for v, u in zip(table["value"], table["unit"])],
-                "cells": table["n_cells"],
-                "paper": [quantity_text(v, u) for v, u in zip(table["paper"], table["paper_unit"])],
-            }
-        )
+def summary_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The summary (physres.stats.summary) as displayed: quantity, value, cells, paper."""
+    return pd.DataFrame(
+        {
+            "quantity": table["quantity"],
+            "value": [quantity_text(v, u) for v, u in zip(table["value"], table["unit"])],
+            "cells": table["n_cells"],
+            "paper": [quantity_text(v, u) for v, u in zip(table["paper"], table["paper_unit"])],
+        }
+    )
 
+
+def render_summary(table: pd.DataFrame, stem: str | Path) -> None:
     caption = (
         "Summary of the PRC benchmark as the paper defines it (Sec. 5.2): performance is accuracy, or "
         "1 / NRMSE; improvements are accuracy gains or NRMSE reductions relative to the baseline, "
         "averaged uniformly over (task, ny) cells."
     )
-    write_table(table, rows("md"), rows("latex"), stem, caption)
+    rows = summary_rows(table)
+    write_table(table, rows, rows, stem, caption)
