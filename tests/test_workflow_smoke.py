@@ -262,9 +262,8 @@ def test_partial_tables_of_a_run_under_way(smoke_run, tmp_path, capsys):
             (under_way / path.relative_to(done)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(path, under_way / path.relative_to(done))
     partial_tables.main(["smoke", "--results", str(tmp_path / "results")])
-    out = capsys.readouterr().out
-    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in out.splitlines() if line.startswith("| ")]
-    cells = {tuple(row[:4]): row[4:] for row in rows if row[0] != "task"}  # (task, ny, mode or variant, metric)
+    tables = capsys.readouterr().out.split("## Summary")[0]
+    cells = {tuple(row[:4]): row[4:] for row in markdown_cells(tables)}  # (task, ny, mode or variant, metric)
     assert len(cells) == 2 * 2 + 5  # modes x metrics; ron, unoptimized, partial, pretrained, tuned
     assert {key[0] for key in cells} == {"mackey_glass"}
     pretraining = pd.read_csv(done / "tables/pretraining.csv").set_index(["task", "mode", "metric"])
@@ -276,6 +275,56 @@ def test_partial_tables_of_a_run_under_way(smoke_run, tmp_path, capsys):
     benchmark = pd.read_csv(done / "tables/benchmark.csv").set_index(["task", "variant"])
     ron = benchmark.loc[("mackey_glass", "ron")]
     assert cells[("mackey_glass", "6", "ron", "nrmse")] == [f"{ron['target']:.4g}", f"{ron['paper_mean']:.4g}"]
+
+
+def markdown_cells(text: str) -> list[list[str]]:
+    """The body rows of the markdown tables in some text, each a list of stripped cells."""
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("| ")
+    ]
+    return [row for row in rows if row[0] not in ("task", "quantity")]
+
+
+@pytest.mark.smoke
+def test_partial_summary_of_a_run_under_way(smoke_run, tmp_path, capsys):
+    """The summary of the cells done so far is the rule's own when every cell is there, and with one
+    task's scores alone it averages that task's cells only (checked by hand from Table 2)."""
+    import shutil
+
+    from tools import partial_tables
+
+    workdir, _ = smoke_run
+    done = workdir / "results/smoke"
+    benchmark = pd.read_csv(done / "tables/benchmark.csv")
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+
+    def summary_of(task_pattern):
+        under_way = tmp_path / task_pattern.strip("*") / "smoke"
+        for pattern in (f"scores/{task_pattern}/*/*.json", "reference/*/*/selection.json"):
+            for path in done.glob(pattern):
+                (under_way / path.relative_to(done)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, under_way / path.relative_to(done))
+        return partial_tables.partial_summary(under_way, config)
+
+    everything = summary_of("*")
+    assert markdown_cells(everything.to_markdown(index=False)) == markdown_cells(
+        (done / "tables/summary.md").read_text()
+    )
+
+    # one task whose pretrained and RON scores exist: the share retained is its cells' alone
+    wide = benchmark.assign(value=benchmark["mean"].where(benchmark["variant"] != "ron", benchmark["target"]))
+    wide = wide.pivot_table(index=["task", "ny", "metric"], columns="variant", values="value").dropna(
+        subset=["pretrained", "ron"]
+    )
+    task = wide.index[0][0]
+    cells = wide.loc[task]
+    share = [
+        p / r if metric == "accuracy" else r / p
+        for (_, metric), p, r in zip(cells.index, cells["pretrained"], cells["ron"])
+    ]
+    alone = summary_of(task).set_index("quantity").loc["share of RON performance retained"]
+    assert alone["cells"] == len(cells)
+    assert alone["value"] == f"{100 * sum(share) / len(share):.1f} %"
 
 
 @pytest.mark.smoke

@@ -1,6 +1,8 @@
-"""The paper's Table 1 (pretraining) and Table 2 (PRC benchmark) from the cells of a run that exist
-so far, beside the paper's values: for a long run under way, whose own table rules wait for every
-cell. Reads results/<run>/pretrain/*/ny*/*/evaluation.json, results/<run>/scores/*/ny*/*.json and
+"""The paper's Table 1 (pretraining), Table 2 (PRC benchmark) and the summary of Sec. 5.2 from the
+cells of a run that exist so far, beside the paper's values: for a long run under way, whose own
+table rules wait for every cell. The summary's figures average over the cells that have every
+value they need (its column "cells" says how many; the significance tests count the cells with a
+pretrained score). Reads results/<run>/pretrain/*/ny*/*/evaluation.json, results/<run>/scores/*/ny*/*.json and
 the RON selections with the workflow's own table functions; prints markdown on stdout.
 
     python tools/partial_tables.py paper --results /work/runs/paper/results
@@ -16,7 +18,8 @@ import yaml
 
 from physres.formats import load_scores
 from physres.io import read_json
-from physres.tables.benchmark import benchmark_table
+from physres.stats import significance_table, summary
+from physres.tables.benchmark import benchmark_cells, benchmark_table, summary_rows
 from physres.tables.pretraining import pretraining_scores, pretraining_table
 from physres.tables.reference import load_selections
 
@@ -51,13 +54,33 @@ def partial_pretraining(results: Path, config: dict) -> pd.DataFrame | None:
     )
 
 
-def partial_benchmark(results: Path, config: dict) -> pd.DataFrame | None:
-    """Table 2's rows of the (task, ny, variant) whose score exists; None if none does."""
+def scores_so_far(results: Path, config: dict) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The per-seed scores that exist and Table 2 of them (benchmark_table); None if none does."""
     paths = sorted(results.glob("scores/*/ny*/*.json"))
     if not paths:
         return None
+    scores = load_scores(paths)
     selections = load_selections(sorted(results.glob("reference/*/ny*/selection.json")))
-    table = benchmark_table(load_scores(paths), selections, config["benchmark"]["paper"])
+    return scores, benchmark_table(scores, selections, config["benchmark"]["paper"])
+
+
+def partial_summary(results: Path, config: dict) -> pd.DataFrame | None:
+    """The summary of the cells done so far, as the rule benchmark_tables computes it; None if no
+    score exists."""
+    done = scores_so_far(results, config)
+    if done is None:
+        return None
+    scores, table = done
+    significance = significance_table(scores, config["benchmark"]["significance_level"])
+    return summary_rows(summary(benchmark_cells(table), significance, config["benchmark"]["paper_summary"]))
+
+
+def partial_benchmark(results: Path, config: dict) -> pd.DataFrame | None:
+    """Table 2's rows of the (task, ny, variant) whose score exists; None if none does."""
+    done = scores_so_far(results, config)
+    if done is None:
+        return None
+    _, table = done
     # the digital column is the pretraining RON's own score, as the paper's (one number, no std)
     digital = table["variant"] == "ron"
     ours = table["mean"].where(~digital, table["target"])
@@ -85,6 +108,7 @@ def main(argv=None) -> None:
     for title, table in (
         ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config)),
         ("Table 2 (PRC benchmark), the cells done so far", partial_benchmark(results, config)),
+        ("Summary (Sec. 5.2) of the cells done so far", partial_summary(results, config)),
     ):
         print(f"## {title}\n")
         print("none yet\n" if table is None else table.to_markdown(index=False) + "\n")
