@@ -45,6 +45,14 @@ def test_hours_by_rule_and_the_longest_job(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| pretrain " in out and "pretrain/a_ny6_rob_fixed" in out
 
+    # one row per kind of job: each training and each rollout apart
+    kinds = job_times.times_by_rule(job_times.read_job_times(run), by="kind")
+    assert kinds.index.name == "kind"
+    assert kinds.loc["pretrain/a_ny6_rob_fixed", "cpu_h"] == pytest.approx(1.0)
+    assert kinds.loc["rollout_physical/a_ny6_pretrained", "jobs"] == 1
+    assert kinds.loc["flops", "jobs"] == 1
+    assert kinds.loc["all", "jobs"] == 5
+
 
 def test_a_run_without_benchmarks_is_an_error(tmp_path):
     with pytest.raises(SystemExit, match="no benchmark files"):

@@ -7,7 +7,7 @@ does not, so CPU hours are the cost and a job's CPU minutes its length on a core
     python tools/job_times.py reduced                  # a markdown table on stdout
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks
 
-With ``--left DRY_RUN`` (the text ``snakemake -n`` printed in the run's folder) it also estimates
+``--by kind`` prints one row per kind of job instead of per rule (see below). With ``--left DRY_RUN`` (the text ``snakemake -n`` printed in the run's folder) it also estimates
 the CPU hours of the jobs still to run, each from the measured jobs of its own kind: the same rule,
 task, ny and variant or mode, any part or epoch (a training's last job, rule ``pretrain``, counts
 with its ``pretrain_part`` jobs). A job none of whose kind has run yet is counted apart, not guessed:
@@ -49,6 +49,15 @@ def read_job_times(folder: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def job_kind(job: str) -> str:
+    """The kind of a benchmarked job (``rule/name``): its name without the part or epoch, the rule
+    without ``_part``, so the jobs of one rollout or one training share a kind."""
+    if "/" not in job:  # a rule's only job (benchmarks/<run>/<rule>.tsv)
+        return job
+    rule, name = job.split("/", 1)
+    return rule.removesuffix("_part") + "/" + re.sub(r"_(part|epoch)\d+$", "", name)
+
+
 def job_summary(jobs: pd.DataFrame) -> dict:
     """jobs, CPU and wall hours, the peak RSS and the longest job by wall and by CPU time of some jobs."""
     slowest, most_cpu = jobs.loc[jobs["wall_s"].idxmax()], jobs.loc[jobs["cpu_s"].idxmax()]
@@ -64,19 +73,14 @@ def job_summary(jobs: pd.DataFrame) -> dict:
     )
 
 
-def times_by_rule(jobs: pd.DataFrame) -> pd.DataFrame:
-    """job_summary of each rule, the most CPU first, with a last row 'all'."""
-    by_rule = {rule: job_summary(group) for rule, group in jobs.groupby("rule")}
-    table = pd.DataFrame.from_dict(by_rule, orient="index").sort_values("cpu_h", ascending=False)
+def times_by_rule(jobs: pd.DataFrame, by: str = "rule") -> pd.DataFrame:
+    """job_summary of each rule (or, with ``by="kind"``, of each job_kind), the most CPU first,
+    with a last row 'all'."""
+    groups = jobs["rule"] if by == "rule" else jobs["job"].map(job_kind)
+    summaries = {name: job_summary(group) for name, group in jobs.groupby(groups)}
+    table = pd.DataFrame.from_dict(summaries, orient="index").sort_values("cpu_h", ascending=False)
     table.loc["all"] = job_summary(jobs)
-    return table.rename_axis("rule")
-
-
-def job_kind(job: str) -> str:
-    """The kind of a benchmarked job (``rule/name``): its name without the part or epoch, the rule
-    without ``_part``, so the jobs of one rollout or one training share a kind."""
-    rule, name = job.split("/", 1)
-    return rule.removesuffix("_part") + "/" + re.sub(r"_(part|epoch)\d+$", "", name)
+    return table.rename_axis(by)
 
 
 def jobs_left(dry_run: str, run: str) -> pd.DataFrame:
@@ -106,10 +110,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="the run's name (config key run:), e.g. paper, reduced, quick")
     parser.add_argument("--benchmarks", type=Path, default=Path("benchmarks"), help="the benchmarks folder")
+    parser.add_argument("--by", choices=["rule", "kind"], default="rule", help="one row per rule or per kind of job")
     parser.add_argument("--left", type=Path, help="a dry run's text (snakemake -n): estimate the CPU hours left")
     args = parser.parse_args(argv)
     done = read_job_times(args.benchmarks / args.run)
-    print(times_by_rule(done).to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f", None, ".1f")))
+    print(
+        times_by_rule(done, args.by).to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f", None, ".1f"))
+    )
     if args.left:
         left = jobs_left(args.left.read_text(), args.run)
         print("\nLeft to run (benchmarked jobs), at the measured mean CPU time of each job's kind:\n")
