@@ -7,10 +7,11 @@ does not, so CPU hours are the cost and a job's CPU minutes its length on a core
     python tools/job_times.py reduced                  # a markdown table on stdout
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks
 
-``--by kind`` prints one row per kind of job instead of per rule (see below). With ``--left DRY_RUN`` (the text ``snakemake -n`` printed in the run's folder) it also estimates
-the CPU hours of the jobs still to run, each from the measured jobs of its own kind: the same rule,
-task, ny and variant or mode, any part or epoch (a training's last job, rule ``pretrain``, counts
-with its ``pretrain_part`` jobs). A job none of whose kind has run yet is counted apart, not guessed:
+``--by kind`` prints one row per kind of job instead of per rule: the same rule, task, ny and
+variant or mode, any part or epoch (a training's last job, rule ``pretrain``, counts with its
+``pretrain_part`` jobs). With ``--left DRY_RUN`` (the text ``snakemake -n`` printed in the run's
+folder) it also estimates the CPU hours of the jobs still to run, each at the mean of the measured
+jobs of its kind. A job none of whose kind has run yet is counted apart, not guessed:
 
     (cd /work/runs/paper && snakemake -n --nolock) > dry.txt
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks --left dry.txt

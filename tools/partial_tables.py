@@ -2,8 +2,9 @@
 cells of a run that exist so far, beside the paper's values: for a long run under way, whose own
 table rules wait for every cell. The summary's figures average over the cells that have every
 value they need (its column "cells" says how many; the significance tests count the cells with a
-pretrained score). Reads results/<run>/pretrain/*/ny*/*/evaluation.json, results/<run>/scores/*/ny*/*.json and
-the RON selections with the workflow's own table functions; prints markdown on stdout.
+pretrained score). Reads results/<run>/pretrain/*/ny*/*/evaluation.json,
+results/<run>/scores/*/ny*/*.json and the RON selections with the workflow's own table functions;
+prints markdown on stdout.
 
     python tools/partial_tables.py paper --results /work/runs/paper/results
 """
