@@ -247,20 +247,15 @@ def test_smoke_benchmark_tables_and_figure(smoke_run):
 def test_partial_tables_of_a_run_under_way(smoke_run, tmp_path, capsys):
     """tools/partial_tables.py reads the cells a run has so far: given only Mackey-Glass's files,
     it prints Mackey-Glass's rows alone, with the complete tables' numbers beside the paper's."""
-    import shutil
-
     from tools import partial_tables
 
     workdir, _ = smoke_run
     done, under_way = workdir / "results/smoke", tmp_path / "results/smoke"
-    for pattern in (
-        "pretrain/mackey_glass/*/*/evaluation.json",
-        "scores/mackey_glass/*/*.json",
-        "reference/*/*/selection.json",
-    ):
-        for path in done.glob(pattern):
-            (under_way / path.relative_to(done)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, under_way / path.relative_to(done))
+    copy_results(
+        done,
+        under_way,
+        ["pretrain/mackey_glass/*/*/evaluation.json", "scores/mackey_glass/*/*.json", "reference/*/*/selection.json"],
+    )
     partial_tables.main(["smoke", "--results", str(tmp_path / "results")])
     tables = capsys.readouterr().out.split("## Summary")[0]
     cells = {tuple(row[:4]): row[4:] for row in markdown_cells(tables)}  # (task, ny, mode or variant, metric)
@@ -277,6 +272,17 @@ def test_partial_tables_of_a_run_under_way(smoke_run, tmp_path, capsys):
     assert cells[("mackey_glass", "6", "ron", "nrmse")] == [f"{ron['target']:.4g}", f"{ron['paper_mean']:.4g}"]
 
 
+def copy_results(done: Path, under_way: Path, patterns: list[str]) -> None:
+    """Copy the files of a finished run's results that match some glob patterns into another
+    results folder, as a run under way would have them so far."""
+    import shutil
+
+    for pattern in patterns:
+        for path in done.glob(pattern):
+            (under_way / path.relative_to(done)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, under_way / path.relative_to(done))
+
+
 def markdown_cells(text: str) -> list[list[str]]:
     """The body rows of the markdown tables in some text, each a list of stripped cells."""
     rows = [
@@ -289,8 +295,6 @@ def markdown_cells(text: str) -> list[list[str]]:
 def test_partial_summary_of_a_run_under_way(smoke_run, tmp_path, capsys):
     """The summary of the cells done so far is the rule's own when every cell is there, and with one
     task's scores alone it averages that task's cells only (checked by hand from Table 2)."""
-    import shutil
-
     from tools import partial_tables
 
     workdir, _ = smoke_run
@@ -300,11 +304,8 @@ def test_partial_summary_of_a_run_under_way(smoke_run, tmp_path, capsys):
 
     def summary_of(task_pattern):
         under_way = tmp_path / task_pattern.strip("*") / "smoke"
-        for pattern in (f"scores/{task_pattern}/*/*.json", "reference/*/*/selection.json"):
-            for path in done.glob(pattern):
-                (under_way / path.relative_to(done)).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, under_way / path.relative_to(done))
-        return partial_tables.partial_summary(under_way, config)
+        copy_results(done, under_way, [f"scores/{task_pattern}/*/*.json", "reference/*/*/selection.json"])
+        return partial_tables.partial_summary(partial_tables.scores_so_far(under_way, config), config)
 
     everything = summary_of("*")
     assert markdown_cells(everything.to_markdown(index=False)) == markdown_cells(

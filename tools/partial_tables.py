@@ -65,10 +65,9 @@ def scores_so_far(results: Path, config: dict) -> tuple[pd.DataFrame, pd.DataFra
     return scores, benchmark_table(scores, selections, config["benchmark"]["paper"])
 
 
-def partial_summary(results: Path, config: dict) -> pd.DataFrame | None:
-    """The summary of the cells done so far, as the rule benchmark_tables computes it; None if no
-    score exists."""
-    done = scores_so_far(results, config)
+def partial_summary(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict) -> pd.DataFrame | None:
+    """The summary of the cells done so far (``done``: scores_so_far's), as the rule
+    benchmark_tables computes it; None if no score exists."""
     if done is None:
         return None
     scores, table = done
@@ -76,9 +75,9 @@ def partial_summary(results: Path, config: dict) -> pd.DataFrame | None:
     return summary_rows(summary(benchmark_cells(table), significance, config["benchmark"]["paper_summary"]))
 
 
-def partial_benchmark(results: Path, config: dict) -> pd.DataFrame | None:
-    """Table 2's rows of the (task, ny, variant) whose score exists; None if none does."""
-    done = scores_so_far(results, config)
+def partial_benchmark(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.DataFrame | None:
+    """Table 2's rows of the (task, ny, variant) whose score exists (``done``: scores_so_far's);
+    None if none does."""
     if done is None:
         return None
     _, table = done
@@ -106,10 +105,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     config = yaml.safe_load(args.config.read_text())
     results = args.results / args.run
+    done = scores_so_far(results, config)  # read once, for Table 2 and the summary
     for title, table in (
         ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config)),
-        ("Table 2 (PRC benchmark), the cells done so far", partial_benchmark(results, config)),
-        ("Summary (Sec. 5.2) of the cells done so far", partial_summary(results, config)),
+        ("Table 2 (PRC benchmark), the cells done so far", partial_benchmark(done)),
+        ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
     ):
         print(f"## {title}\n")
         print("none yet\n" if table is None else table.to_markdown(index=False) + "\n")
