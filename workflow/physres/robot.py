@@ -270,7 +270,21 @@ def sample_robots(
     drawn_shape = shape if draw == "per_segment" else (1, 1, len(PARAMETER_NAMES))
     physical = jnp.broadcast_to(jax.random.uniform(key, drawn_shape, minval=low, maxval=high), shape)
     minimum = np.asarray(low) * minimum_fraction
-    raw = jnp.asarray(softplus_inverse(np.asarray(physical) - minimum))
+    return robots_from_theta(physical, minimum, gravity, coriolis, gauss_points, dynamics, base_angle)
+
+
+def robots_from_theta(
+    theta: Float[Array, "N n_pcs 8"],
+    minimum,
+    gravity=(0.0, 0.0),
+    coriolis: bool = False,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    dynamics: str = "physres",
+    base_angle: float = UPRIGHT,
+) -> SoftRobots:
+    """The robots whose theta_rob is ``theta`` (physical values, [L, r, rho, E, G, d_be, d_ax,
+    d_sh] per segment), each parameter above its lower bound ``minimum`` (8 values)."""
+    raw = jnp.asarray(softplus_inverse(np.asarray(theta) - np.asarray(minimum)))
     return SoftRobots(
         raw,
         tuple(float(m) for m in minimum),
