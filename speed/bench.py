@@ -12,6 +12,8 @@ never uses it, and no workflow rule runs it.
     python speed/bench.py --part dag --batch-cap 8000   # on a GPU: each task's rollout at its job's real batch
     python speed/bench.py --part divergence --task mackey_glass --configfile workflow/configs/reduced.yaml \
         --sequences 1                                         # why unoptimized runs diverge (after a run)
+    python speed/bench.py --part divergence --task lorenz96 --layouts 6 --sequences 8 --thesis-draw \
+        --configfile workflow/configs/thesis_unoptimized_robots.yaml   # the thesis's own four robots
 
 Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
 (robot.dynamics: soromox) back to back in the same run and prints their ratio (--no-soromox: the
@@ -41,7 +43,10 @@ kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang e
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
    the curvature it reached and the smallest eigenvalue of B(q) there; with --factors, then each
    seed again with one factor changed (gravity off, the drive off or scaled by 0.1, the Coriolis
-   terms on).
+   terms on). With --thesis-draw (and --configfile workflow/configs/thesis_unoptimized_robots.yaml)
+   the reservoirs are the ones the thesis code of the paper's first author draws for its own four
+   seeds (physres.physical.init_thesis_unoptimized_reservoir); with --radii R ..., each seed's
+   reservoir again with every segment's radius set to each R (m): where the drive coils a robot.
 8. (--part chunks) whether a rollout job can be split into jobs without changing its activations:
    the same stacked seeds on the same sequences compiled in chunks of each smaller size, and
    each seed alone, against the whole batch (a compiled program's batch shape can change the
@@ -71,10 +76,17 @@ from physres.batching import activations
 from physres.compiled_cost import xla_cost
 from physres.config import SCHEMA, rollout_chunk_size, ron_config, task_sequences
 from physres.data import read_task
-from physres.physical import init_physical_reservoir, init_unoptimized_reservoir, stack_models, unstack_model
+from physres.physical import (
+    THESIS_SEEDS,
+    init_physical_reservoir,
+    init_thesis_unoptimized_reservoir,
+    init_unoptimized_reservoir,
+    stack_models,
+    unstack_model,
+)
 from physres.pretrain import epoch_keys, init_state, make_optimizer, make_train_step, trainable
 from physres.reservoirs import PhysicalEnsemble, load_ensemble
-from physres.robot import pcs_template, sample_robots
+from physres.robot import PARAMETER_NAMES, pcs_template, robots_from_theta, sample_robots
 from physres.simulate import INTERPOLATIONS, in_precision, n_substeps, physical_rollout, vector_field
 from physres.specs import Schedule, architecture_spec, robot_environment
 
@@ -245,6 +257,19 @@ def main(argv=None) -> None:
         "--factors",
         action="store_true",
         help="--part divergence: then each seed again with one factor changed (6 more rollouts per ny)",
+    )
+    parser.add_argument(
+        "--thesis-draw",
+        action="store_true",
+        help="--part divergence: the reservoirs the thesis code draws for its seeds 123, 1234, 12345, 123456 "
+        "(needs --configfile workflow/configs/thesis_unoptimized_robots.yaml)",
+    )
+    parser.add_argument(
+        "--radii",
+        type=float,
+        nargs="*",
+        default=None,
+        help="--part divergence: then each seed's reservoir with every segment's radius set to each of these (m)",
     )
     args = parser.parse_args(argv)
     args.gauss_points_given = args.gauss_points
@@ -765,20 +790,28 @@ def divergence_diagnosis(args) -> None:
     for ny in args.layouts or config["dimensions"]:
         architecture = architecture_spec(config, args.task, ny)  # as rule rollout_physical
         n_robots, n_pcs = architecture.n_robots, architecture.n_pcs
-        ensemble = load_ensemble(
-            "unoptimized",
-            [],
-            seeds,
-            architecture=architecture.unoptimized(),
-            unoptimized=config["benchmark"]["unoptimized"],
-            reference_dt=ron_config(config, args.task, ny)["dt"],
-            sim_dt=dt,
-            task=args.task,
-        )
+        reference_dt = ron_config(config, args.task, ny)["dt"]
+        if args.thesis_draw:
+            kwargs = architecture.unoptimized() | config["benchmark"]["unoptimized"]
+            seeds = list(THESIS_SEEDS)
+            models = [init_thesis_unoptimized_reservoir(seed, **kwargs) for seed in seeds]
+            ensemble = PhysicalEnsemble(seeds, models, reference_dt, dt, float("inf"))
+        else:
+            ensemble = load_ensemble(
+                "unoptimized",
+                [],
+                seeds,
+                architecture=architecture.unoptimized(),
+                unoptimized=config["benchmark"]["unoptimized"],
+                reference_dt=reference_dt,
+                sim_dt=dt,
+                task=args.task,
+            )
         Q, _ = ensemble.all_states(u)  # (seeds, sequences, K, ny): the unoptimized activations are Q
+        draw = "the thesis code's draws" if args.thesis_draw else "drawn as the workflow draws them"
         print(
-            f"{args.task} ny={ny} ({n_robots} x {n_pcs}), unoptimized, {len(u)} test sequence(s) of {u.shape[1]} "
-            f"inputs, Euler step {dt:g} s, no divergence bound:"
+            f"{args.task} ny={ny} ({n_robots} x {n_pcs}), unoptimized ({draw}), {len(u)} test sequence(s) of "
+            f"{u.shape[1]} inputs, Euler step {dt:g} s, no divergence bound:"
         )
         for i, seed in enumerate(seeds):
             finite = np.isfinite(Q[i]).all(axis=(0, 2))
@@ -812,6 +845,8 @@ def divergence_diagnosis(args) -> None:
             )
         if args.factors:
             divergence_factors(ensemble, u, dt)
+        if args.radii:
+            divergence_by_radius(ensemble, u, dt, args.radii)
 
 
 # one factor of the unoptimized reservoirs changed at a time (Coriolis on: the model's missing
@@ -859,6 +894,45 @@ def divergence_factors(ensemble, u, dt) -> None:
                 f"{seed}: " + (f"non-finite at {blown[0]}" if len(blown) else f"max |Q| {np.abs(Q[i]).max():.3g}")
             )
         print(f"    {name:24s} " + "; ".join(outcomes))
+
+
+def with_radius(model, radius: float):
+    """The reservoir with every segment's radius set to ``radius`` (m), all else as drawn."""
+    theta = model.robots.theta().at[..., PARAMETER_NAMES.index("radius")].set(radius)
+    robots = model.robots
+    rebuilt = robots_from_theta(
+        theta, robots.minimum, robots.gravity, robots.coriolis, robots.gauss_points, robots.dynamics, robots.base_angle
+    )
+    return eqx.tree_at(lambda m: m.robots, model, rebuilt)
+
+
+def divergence_by_radius(ensemble, u, dt, radii) -> None:
+    """Each seed's reservoir at each radius: its sequences that stay finite, the largest |Q|, and
+    the curvature the encoding's mean bending drive would hold in its first segment, |tanh(|V| mean
+    |u| + d)| / (E I L), the scale of how far the drive coils it."""
+    models = [unstack_model(ensemble.stacked, i) for i in range(len(ensemble.seeds))]
+    cases = [(seed, radius, with_radius(m, radius)) for seed, m in zip(ensemble.seeds, models) for radius in radii]
+    changed = PhysicalEnsemble(
+        list(range(len(cases))),
+        [m for _, _, m in cases],
+        ensemble.reference_dt,
+        dt,
+        float("inf"),
+        interpolation=ensemble.interpolation,
+    )
+    Q = np.asarray(changed.all_states(u)[0])
+    mean_u = np.abs(u).mean(axis=(0, 1))
+    print("  each seed's reservoir with every segment's radius set to R:")
+    for i, (seed, radius, model) in enumerate(cases):
+        finite = np.isfinite(Q[i]).all(axis=(1, 2))
+        drive = np.abs(np.tanh(np.abs(np.asarray(model.encoding.V)) @ mean_u + np.asarray(model.encoding.d)))[0]
+        bending = float(np.asarray(pcs.segment_constants(model.robots.theta()[0])[3])[0, 0, 0])  # E I L of segment 0
+        largest = f"{np.abs(Q[i][finite]).max():.3g}" if finite.any() else "-"
+        print(
+            f"    seed {seed}, R {1e3 * radius:4.0f} mm: E I L {bending:.1e} N m^2, mean bending drive / E I L "
+            f"{drive * model.encoding.torque_scale / bending:8.1f} rad/m; {finite.sum()} of {len(finite)} "
+            f"sequences finite, largest |Q| {largest}"
+        )
 
 
 if __name__ == "__main__":

@@ -381,6 +381,46 @@ def test_unoptimized_robots_ranges_and_shared_draw():
         init_unoptimized_reservoir(key, 12, 1, 2, 2, RANGES, robot_draw="twice")
 
 
+def test_robots_from_theta_round_trips_theta_rob():
+    """robots_from_theta stores theta_rob unconstrained above its minimum; theta() gives it back."""
+    from physres.robot import robots_from_theta
+
+    theta = np.broadcast_to([0.2, 0.03, 1000.0, 2000.0, 1000.0, 2e-5, 2e-2, 3e-2], (2, 3, 8))
+    minimum = [1e-3, 1e-4, 9.0, 18.0, 8.0, 5e-9, 5e-6, 5e-6]
+    robots = robots_from_theta(theta, minimum, (0.0, 9.81), False, 5, "physres", np.pi / 2)
+    np.testing.assert_allclose(np.asarray(robots.theta()), theta, rtol=1e-12)
+    assert robots.minimum == tuple(minimum) and (robots.n_robots, robots.n_pcs) == (2, 3)
+
+
+def test_thesis_draw_follows_the_thesis_codes_key_order():
+    """The thesis code's random reservoir of a seed: key(seed) split in 9, keys 1-8 one uniform
+    scalar each in THESIS_DRAW_ORDER (L, the three dampings, r, rho, E, G), shared by every segment;
+    key 0 split in 3 for V (second) and d (third), scaled per strain. Recomputed here key by key."""
+    from physres.physical import THESIS_DRAW_ORDER, THESIS_SEEDS, init_thesis_unoptimized_reservoir
+
+    config = yaml.safe_load(open("config.yaml"))
+    overlay = yaml.safe_load(open("workflow/configs/thesis_unoptimized_robots.yaml"))
+    unoptimized = config["benchmark"]["unoptimized"] | overlay["benchmark"]["unoptimized"]
+    ranges = unoptimized["robot_ranges"]
+    seed = THESIS_SEEDS[3]
+    model = init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, RANGES, **unoptimized)
+    key, *keys = jax.random.split(jax.random.key(seed), 9)
+    expected = {
+        name: float(jax.random.uniform(k, minval=ranges[name][0], maxval=ranges[name][1]))
+        for name, k in zip(THESIS_DRAW_ORDER, keys)
+    }
+    theta = np.asarray(model.robots.theta())
+    for i, name in enumerate(PARAMETER_NAMES):
+        np.testing.assert_allclose(theta[..., i], expected[name], rtol=1e-12, err_msg=name)
+    _, k_v, k_d = jax.random.split(key, 3)
+    s = np.tile(unoptimized["strain_scales"], 2)
+    np.testing.assert_allclose(model.encoding.V, s[:, None] * np.asarray(jax.random.uniform(k_v, (6, 5))), rtol=1e-15)
+    d = np.asarray(jax.random.uniform(k_d, (6,), minval=-1.0, maxval=1.0))
+    np.testing.assert_allclose(model.encoding.d, s * d, rtol=1e-15)
+    with pytest.raises(ValueError, match="thesis_unoptimized_robots.yaml"):
+        init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, RANGES, **(unoptimized | {"robot_draw": "per_segment"}))
+
+
 def test_gravity_enters_pretraining_and_rollouts_identically():
     """One function (physres.robot.sample_robots) builds the robots of a pretraining start and of
     the unoptimized baseline, with the same gravity and base angle; pretraining's y''_hat and the

@@ -171,3 +171,29 @@ def test_divergence_part_reads_the_runs_task_data(capsys, tmp_path, monkeypatch)
     seeds = re.findall(r"seed (\d): (bounded|non-finite from input \d+) +most bent robot 0: .* E I L \[", out)
     assert [s for s, _ in seeds] == ["0", "1"]  # the smoke scale's two seeds
     assert "torque / E I L" in out and "min eig B there" in out
+
+
+def test_divergence_part_with_the_thesis_draw_and_radii(capsys, tmp_path, monkeypatch):
+    """--thesis-draw simulates the thesis code's reservoirs of its four seeds; --radii repeats each
+    with every segment's radius set to each value, and reports E I L of that radius."""
+    from physres.data import mackey_glass, write_task
+
+    configs = bench.SCHEMA.parents[1] / "configs"
+    data = tmp_path / "results" / "smoke" / "data"
+    data.mkdir(parents=True)
+    write_task(data / "mackey_glass.h5", mackey_glass(n_steps=40, washout=5, lag=3))
+    monkeypatch.chdir(tmp_path)
+    overlays = [str(configs / "smoke.yaml"), str(configs / "thesis_unoptimized_robots.yaml")]
+    argv = ["--part", "divergence", "--task", "mackey_glass", "--sequences", "1", "--layouts", "6"]
+    bench.main(argv + ["--thesis-draw", "--radii", "0.01", "0.05", "--configfile", *overlays])
+    out = capsys.readouterr().out
+    assert "unoptimized (the thesis code's draws)" in out
+    seeds = re.findall(r"seed (\d+): (?:bounded|non-finite from input \d+) +most bent robot", out)
+    assert seeds == ["123", "1234", "12345", "123456"]
+    radii = re.findall(r"seed (\d+), R +(\d+) mm: E I L ([0-9.e+-]+) N m\^2", out)
+    assert [(s, r) for s, r, _ in radii] == [(s, r) for s in seeds for r in ("10", "50")]
+    # E I L grows as r^4: a 5 times thicker segment is 625 times stiffer (same E and L)
+    for i in range(0, 8, 2):
+        assert float(radii[i + 1][2]) / float(radii[i][2]) == pytest.approx(625, rel=0.1)  # printed to 2 digits
+    with pytest.raises(ValueError, match="thesis_unoptimized_robots.yaml"):
+        bench.main(argv + ["--thesis-draw", "--configfile", overlays[0]])

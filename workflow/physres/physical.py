@@ -19,7 +19,15 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 from jaxtyping import Array, Float
 
-from physres.robot import SOROMOX_GAUSS_POINTS, UPRIGHT, SoftRobots, sample_robots, softplus_inverse
+from physres.robot import (
+    PARAMETER_NAMES,
+    SOROMOX_GAUSS_POINTS,
+    UPRIGHT,
+    SoftRobots,
+    robots_from_theta,
+    sample_robots,
+    softplus_inverse,
+)
 
 
 def skew(P: Float[Array, "n n"]) -> Float[Array, "n n"]:
@@ -351,6 +359,72 @@ def init_unoptimized_reservoir(
     )
     encoding = init_random_encoding(k_encoding, ny, nu, strain_scales, input_range, bias_range, torque_scale)
     return UnoptimizedReservoir(robots, encoding)
+
+
+# The thesis code's random reservoirs (scripts/more_soft_robots_reservoir/, robots_type 'random'):
+# its four seeds and the order in which it draws theta_rob, one key per parameter
+THESIS_SEEDS = (123, 1234, 12345, 123456)
+THESIS_DRAW_ORDER = (
+    "length",
+    "damping_bending",
+    "damping_axial",
+    "damping_shear",
+    "radius",
+    "density",
+    "young_modulus",
+    "shear_modulus",
+)
+
+
+def init_thesis_unoptimized_reservoir(
+    seed: int,
+    ny: int,
+    nu: int,
+    n_robots: int,
+    n_pcs: int,
+    init_ranges: dict,
+    strain_scales=(1.0, 1.0, 1.0),
+    input_range=(-1.0, 1.0),
+    bias_range=(-1.0, 1.0),
+    torque_scale: float = 1.0,
+    robot_ranges: dict | None = None,
+    robot_draw: str = "shared",
+    gravity=(0.0, 0.0),
+    coriolis: bool = False,
+    minimum_fraction: float = 0.01,
+    gauss_points: int = SOROMOX_GAUSS_POINTS,
+    dynamics: str = "physres",
+    base_angle: float = UPRIGHT,
+) -> UnoptimizedReservoir:
+    """The unoptimized reservoir that the thesis code of the paper's first author draws for its
+    ``seed`` (one of THESIS_SEEDS), for diagnosing our baseline against the authors' own draws;
+    the workflow never uses it. Same keywords as ``init_unoptimized_reservoir``, whose
+    ``robot_ranges`` must be the thesis's (workflow/configs/thesis_unoptimized_robots.yaml).
+
+    The draw, as that code makes it: jax.random.key(seed) split in 9; keys 1-8 give one uniform
+    scalar each, in THESIS_DRAW_ORDER, shared by every segment and robot; key 0 split in 3, the
+    second giving V = s U(input_range)^(ny x nu), the third d = s U(bias_range)^ny. The values
+    depend on jax's ``jax_threefry_partitionable`` (True by default since jax 0.5)."""
+    if robot_ranges is None or robot_draw != "shared":
+        raise ValueError(
+            "the thesis draw shares one theta_rob across segments, in the thesis's ranges: give "
+            "robot_ranges and robot_draw 'shared' (workflow/configs/thesis_unoptimized_robots.yaml)"
+        )
+    key, *parameter_keys = jax.random.split(jax.random.key(seed), 1 + len(THESIS_DRAW_ORDER))
+    drawn = {
+        name: jax.random.uniform(k, minval=robot_ranges[name][0], maxval=robot_ranges[name][1])
+        for name, k in zip(THESIS_DRAW_ORDER, parameter_keys)
+    }
+    theta = jnp.broadcast_to(
+        jnp.stack([drawn[name] for name in PARAMETER_NAMES]), (n_robots, n_pcs, len(PARAMETER_NAMES))
+    )
+    minimum = [robot_ranges[name][0] * minimum_fraction for name in PARAMETER_NAMES]
+    robots = robots_from_theta(theta, minimum, gravity, coriolis, gauss_points, dynamics, base_angle)
+    _, k_v, k_d = jax.random.split(key, 3)
+    V = jax.random.uniform(k_v, (ny, nu), minval=input_range[0], maxval=input_range[1])
+    d = jax.random.uniform(k_d, (ny,), minval=bias_range[0], maxval=bias_range[1])
+    s = jnp.tile(jnp.asarray(strain_scales, V.dtype), ny // len(STRAINS))
+    return UnoptimizedReservoir(robots, RandomEncoding(s[:, None] * V, s * d, float(torque_scale)))
 
 
 def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:
