@@ -42,8 +42,8 @@ kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang e
    the config's), the input step where its state turns non-finite, and its most bent robot: its
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
    the curvature it reached and the smallest eigenvalue of B(q) there; with --factors, then each
-   seed again with one factor changed (gravity off, the drive off or scaled by 0.1, the Coriolis
-   terms on). With --thesis-draw (and --configfile workflow/configs/thesis_unoptimized_robots.yaml)
+   seed again with one factor changed (gravity off or across the rod, the drive off or scaled by
+   0.1, the shear stiffness by 4/3, the Coriolis terms on). With --thesis-draw (and --configfile workflow/configs/thesis_unoptimized_robots.yaml)
    the reservoirs are the ones the thesis code of the paper's first author draws for its own four
    seeds (physres.physical.init_thesis_unoptimized_reservoir); with --radii R ..., each seed's
    reservoir again with every segment's radius set to each R (m): where the drive coils a robot.
@@ -256,7 +256,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--factors",
         action="store_true",
-        help="--part divergence: then each seed again with one factor changed (6 more rollouts per ny)",
+        help="--part divergence: then each seed again with one factor changed (8 more rollouts per ny)",
     )
     parser.add_argument(
         "--thesis-draw",
@@ -855,6 +855,16 @@ def _robots_with(model, **changes):
     return eqx.tree_at(lambda m: m.robots, model, dataclasses.replace(model.robots, **changes))
 
 
+def _theta_changed(model, name, change):
+    """The reservoir with one parameter of theta_rob (PARAMETER_NAMES) replaced by change(it)."""
+    i, robots = PARAMETER_NAMES.index(name), model.robots
+    theta = robots.theta().at[..., i].set(change(robots.theta()[..., i]))
+    rebuilt = robots_from_theta(
+        theta, robots.minimum, robots.gravity, robots.coriolis, robots.gauss_points, robots.dynamics, robots.base_angle
+    )
+    return eqx.tree_at(lambda m: m.robots, model, rebuilt)
+
+
 def _drive_scaled(model, factor):
     encoding = model.encoding
     return eqx.tree_at(
@@ -865,6 +875,10 @@ def _drive_scaled(model, factor):
 DIVERGENCE_FACTORS = {
     "as configured": lambda m: m,
     "gravity off": lambda m: _robots_with(m, gravity=(0.0, 0.0)),
+    # the robot turned 90 degrees: gravity across its rest direction instead of along it
+    "gravity across the rod": lambda m: _robots_with(m, base_angle=m.robots.base_angle - np.pi / 2),
+    # an earlier soromox's PlanarPCS stiffness l diag(E I, 4/3 G A, E A): shear stiffer by 4/3
+    "shear stiffness x 4/3": lambda m: _theta_changed(m, "shear_modulus", lambda G: 4.0 / 3.0 * G),
     "drive off (T = 0)": lambda m: _drive_scaled(m, 0.0),
     "drive x 0.1": lambda m: _drive_scaled(m, 0.1),
     "Coriolis terms on": lambda m: _robots_with(m, coriolis=True),
@@ -898,12 +912,7 @@ def divergence_factors(ensemble, u, dt) -> None:
 
 def with_radius(model, radius: float):
     """The reservoir with every segment's radius set to ``radius`` (m), all else as drawn."""
-    theta = model.robots.theta().at[..., PARAMETER_NAMES.index("radius")].set(radius)
-    robots = model.robots
-    rebuilt = robots_from_theta(
-        theta, robots.minimum, robots.gravity, robots.coriolis, robots.gauss_points, robots.dynamics, robots.base_angle
-    )
-    return eqx.tree_at(lambda m: m.robots, model, rebuilt)
+    return _theta_changed(model, "radius", lambda r: jnp.full_like(r, radius))
 
 
 def divergence_by_radius(ensemble, u, dt, radii) -> None:

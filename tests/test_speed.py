@@ -167,7 +167,7 @@ def test_divergence_part_reads_the_runs_task_data(capsys, tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     bench.main(["--part", "divergence", "--task", "mackey_glass", "--configfile", smoke, "--sequences", "1"])
     out = capsys.readouterr().out
-    assert "mackey_glass ny=6 (1 x 2), unoptimized, 1 test sequence(s) of" in out
+    assert "mackey_glass ny=6 (1 x 2), unoptimized (drawn as the workflow draws them), 1 test sequence(s) of" in out
     seeds = re.findall(r"seed (\d): (bounded|non-finite from input \d+) +most bent robot 0: .* E I L \[", out)
     assert [s for s, _ in seeds] == ["0", "1"]  # the smoke scale's two seeds
     assert "torque / E I L" in out and "min eig B there" in out
@@ -197,3 +197,26 @@ def test_divergence_part_with_the_thesis_draw_and_radii(capsys, tmp_path, monkey
         assert float(radii[i + 1][2]) / float(radii[i][2]) == pytest.approx(625, rel=0.1)  # printed to 2 digits
     with pytest.raises(ValueError, match="thesis_unoptimized_robots.yaml"):
         bench.main(argv + ["--thesis-draw", "--configfile", overlays[0]])
+
+
+def test_divergence_factors_change_one_thing():
+    """The factors of --part divergence --factors and --radii each change one quantity of the
+    reservoir: the base turned 90 degrees, the shear modulus x 4/3, every radius set."""
+    import jax
+    import numpy as np
+    import yaml
+
+    from physres.physical import init_unoptimized_reservoir
+    from physres.robot import PARAMETER_NAMES
+
+    ranges = yaml.safe_load((bench.SCHEMA.parents[2] / "config.yaml").read_text())["robot"]["init_ranges"]
+    model = init_unoptimized_reservoir(jax.random.key(0), 6, 1, 1, 2, ranges, gravity=(0.0, 9.81), base_angle=np.pi / 2)
+    theta = np.asarray(model.robots.theta())
+    across = bench.DIVERGENCE_FACTORS["gravity across the rod"](model)
+    assert across.robots.base_angle == pytest.approx(0.0) and across.robots.gravity == (0.0, 9.81)
+    np.testing.assert_array_equal(across.robots.raw, model.robots.raw)
+    shear = np.asarray(bench.DIVERGENCE_FACTORS["shear stiffness x 4/3"](model).robots.theta())
+    thicker = np.asarray(bench.with_radius(model, 0.02).robots.theta())
+    for i, name in enumerate(PARAMETER_NAMES):
+        np.testing.assert_allclose(shear[..., i], theta[..., i] * (4 / 3 if name == "shear_modulus" else 1), rtol=1e-12)
+        np.testing.assert_allclose(thicker[..., i], 0.02 if name == "radius" else theta[..., i], rtol=1e-12)
