@@ -67,3 +67,25 @@ def test_compare_one_variant_from_score_files(tmp_path, capsys):
     assert compare_runs.diverged_count(tmp_path / "r" / "scores", "unoptimized") == "1 of 3"
     compare_runs.main(["r", "--results", str(tmp_path), "--variant", "unoptimized"])
     assert "1 of 3" in capsys.readouterr().out
+
+
+def test_compare_diverged_sequences_of_rollout_parts(tmp_path, capsys):
+    """--sequences counts, per part and seed, the sequences whose peak left the bound or is not
+    finite, for the parts both runs have (a run under way has fewer)."""
+    import numpy as np
+
+    from physres.formats import write_activation_part
+
+    peaks = {
+        "a": np.array([[1.0, 2e3, np.nan], [5.0, 6.0, 7.0]]),  # seed 0 loses 2 of 3, seed 1 none
+        "b": np.array([[1.0, 2.0, 3.0], [np.inf, 999.0, 1e3]]),  # the bound itself is still inside
+    }
+    for run, peak in peaks.items():
+        for part in (0, 1) if run == "a" else (1,):
+            path = tmp_path / run / "activations" / "lorenz96" / "ny6" / "unoptimized" / f"part{part}.h5"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_activation_part(path, {"task": "lorenz96"}, [0, 1], slice(0, 3), np.zeros((2, 3, 4, 6)), peak)
+    table = compare_runs.sequences_table(tmp_path, ["a", "b"], "unoptimized", 1e3)
+    assert table.to_dict("index") == {("lorenz96", 6, 1): {"a": "2, 0 of 3", "b": "0, 1 of 3"}}
+    compare_runs.main(["a", "b", "--results", str(tmp_path), "--sequences", "unoptimized", "--bound", "1e3"])
+    assert "2, 0 of 3" in capsys.readouterr().out

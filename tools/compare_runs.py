@@ -5,6 +5,11 @@ issue 27's factor measurement (docs/results.md); reads only the tables' CSV file
 
     python tools/compare_runs.py q_prev q_E q_G --results results
     python tools/compare_runs.py qf_prev qf_E --variant unoptimized   # runs that scored one variant only
+    python tools/compare_runs.py paper paper_thesis_robots --sequences unoptimized   # runs under way
+
+--sequences reads the rollout jobs' activation parts (activations/{task}/ny{ny}/{variant}/part*.h5)
+instead, so it compares runs still under way: per part, how many sequences of each seed left the
+divergence bound (or turned non-finite), for the parts that every run has.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import argparse
 import json
 from pathlib import Path
 
+import h5py
 import pandas as pd
+import yaml
 
 SUMMARY_ROWS = {
     "share of RON performance retained": "retained",
@@ -88,12 +95,55 @@ def diverged_count(scores: Path, variant: str) -> str:
     return f"{sum(s['diverged'] for s in seeds)} of {len(seeds)}"
 
 
+def diverged_sequences(part: Path, bound: float) -> str:
+    """'n0, n1, ... of n': per seed, the sequences of a rollout part whose peak |Q|, |Q'| left the
+    bound or is not finite (as physres.simulate.diverged counts a run)."""
+    with h5py.File(part, "r") as h5:
+        peak = h5["peak"][...]  # (seeds, sequences)
+    return ", ".join(str(int(n)) for n in (~(peak <= bound)).sum(axis=1)) + f" of {peak.shape[1]}"
+
+
+def sequences_table(results: Path, runs: list[str], variant: str, bound: float) -> pd.DataFrame:
+    """Per (task, ny, part) that every run has, each run's diverged sequences per seed."""
+    parts = [
+        {
+            p.relative_to(results / run / "activations")
+            for p in (results / run / "activations").glob(f"*/ny*/{variant}/part*.h5")
+        }
+        for run in runs
+    ]
+    common = sorted(set.intersection(*parts), key=lambda p: (p.parts[0], int(p.parts[1][2:]), int(p.stem[4:])))
+    rows = {
+        (p.parts[0], int(p.parts[1][2:]), int(p.stem[4:])): [
+            diverged_sequences(results / run / "activations" / p, bound) for run in runs
+        ]
+        for p in common
+    }
+    index = pd.MultiIndex.from_tuples(list(rows), names=["task", "ny", "part"])
+    return pd.DataFrame(list(rows.values()), index=index, columns=runs)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="run names (results/<run>/tables/ must exist)")
     parser.add_argument("--results", default="results", help="the results folder (default: results)")
     parser.add_argument("--variant", help="compare one variant's score files only (runs without tables)")
+    parser.add_argument(
+        "--sequences", metavar="VARIANT", help="compare one variant's rollout parts: diverged sequences per seed"
+    )
+    parser.add_argument(
+        "--bound",
+        type=float,
+        default=None,
+        help="divergence bound (default: config.yaml's evaluation.divergence_bound)",
+    )
     args = parser.parse_args(argv)
+    if args.sequences:
+        bound = args.bound
+        if bound is None:
+            bound = yaml.safe_load(Path("config.yaml").read_text())["evaluation"]["divergence_bound"]
+        print(sequences_table(Path(args.results), args.runs, args.sequences, bound).to_markdown())
+        return
     if args.variant:
         scores = {run: Path(args.results) / run / "scores" for run in args.runs}
         table = pd.DataFrame({run: variant_scores(path, args.variant) for run, path in scores.items()})
