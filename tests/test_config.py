@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("workflow/configs/thesis_unoptimized_robots.yaml",),
         ("workflow/configs/quick.yaml", "workflow/configs/paper_step.yaml"),
         ("workflow/configs/quick.yaml", "workflow/configs/coriolis_on.yaml"),
+        ("workflow/configs/thesis_unoptimized_robots.yaml", "workflow/configs/soromox_dynamics.yaml"),
     ],
 )
 def test_shipped_configs_are_valid(overlays):
