@@ -43,10 +43,11 @@ kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang e
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
    the curvature it reached and the smallest eigenvalue of B(q) there; with --factors, then each
    seed again with one factor changed (gravity off or across the rod, the drive off or scaled by
-   0.1, the shear stiffness by 4/3, the Coriolis terms on). With --thesis-draw (and --configfile workflow/configs/thesis_unoptimized_robots.yaml)
-   the reservoirs are the ones the thesis code of the paper's first author draws for its own four
-   seeds (physres.physical.init_thesis_unoptimized_reservoir); with --radii R ..., each seed's
-   reservoir again with every segment's radius set to each R (m): where the drive coils a robot.
+   0.1, the shear stiffness by 4/3, the Coriolis terms on). With --thesis-draw (and --configfile
+   workflow/configs/thesis_unoptimized_robots.yaml) the reservoirs are the ones the thesis code of
+   the paper's first author draws for its own four seeds
+   (physres.physical.init_thesis_unoptimized_reservoir); with --radii R ..., each seed's reservoir
+   again with every segment's radius set to each R (m): where the drive coils a robot.
 8. (--part chunks) whether a rollout job can be split into jobs without changing its activations:
    the same stacked seeds on the same sequences compiled in chunks of each smaller size, and
    each seed alone, against the whole batch (a compiled program's batch shape can change the

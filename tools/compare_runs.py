@@ -112,14 +112,12 @@ def sequences_table(results: Path, runs: list[str], variant: str, bound: float) 
         }
         for run in runs
     ]
-    common = sorted(set.intersection(*parts), key=lambda p: (p.parts[0], int(p.parts[1][2:]), int(p.stem[4:])))
+    cell = lambda p: (p.parts[0], int(p.parts[1][2:]), int(p.stem[4:]))  # noqa: E731  task/ny{ny}/v/part{p}
     rows = {
-        (p.parts[0], int(p.parts[1][2:]), int(p.stem[4:])): [
-            diverged_sequences(results / run / "activations" / p, bound) for run in runs
-        ]
-        for p in common
+        cell(p): [diverged_sequences(results / run / "activations" / p, bound) for run in runs]
+        for p in sorted(set.intersection(*parts), key=cell)
     }
-    index = pd.MultiIndex.from_tuples(list(rows), names=["task", "ny", "part"])
+    index = pd.MultiIndex.from_tuples(list(rows), names=["task", "ny", "part"]) if rows else None
     return pd.DataFrame(list(rows.values()), index=index, columns=runs)
 
 

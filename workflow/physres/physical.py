@@ -398,8 +398,8 @@ def init_thesis_unoptimized_reservoir(
 ) -> UnoptimizedReservoir:
     """The unoptimized reservoir that the thesis code of the paper's first author draws for its
     ``seed`` (one of THESIS_SEEDS), for diagnosing our baseline against the authors' own draws;
-    the workflow never uses it. Same keywords as ``init_unoptimized_reservoir``, whose
-    ``robot_ranges`` must be the thesis's (workflow/configs/thesis_unoptimized_robots.yaml).
+    the workflow never uses it. Same keywords as ``init_unoptimized_reservoir`` (``init_ranges``
+    is not used); ``robot_ranges`` must be the thesis's (workflow/configs/thesis_unoptimized_robots.yaml).
 
     The draw, as that code makes it: jax.random.key(seed) split in 9; keys 1-8 give one uniform
     scalar each, in THESIS_DRAW_ORDER, shared by every segment and robot; key 0 split in 3, the
