@@ -403,7 +403,7 @@ def test_thesis_draw_follows_the_thesis_codes_key_order():
     unoptimized = config["benchmark"]["unoptimized"] | overlay["benchmark"]["unoptimized"]
     ranges = unoptimized["robot_ranges"]
     seed = THESIS_SEEDS[3]
-    model = init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, RANGES, **unoptimized)
+    model = init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, **unoptimized)
     key, *keys = jax.random.split(jax.random.key(seed), 9)
     expected = {
         name: float(jax.random.uniform(k, minval=ranges[name][0], maxval=ranges[name][1]))
@@ -418,7 +418,7 @@ def test_thesis_draw_follows_the_thesis_codes_key_order():
     d = np.asarray(jax.random.uniform(k_d, (6,), minval=-1.0, maxval=1.0))
     np.testing.assert_allclose(model.encoding.d, s * d, rtol=1e-15)
     with pytest.raises(ValueError, match="thesis_unoptimized_robots.yaml"):
-        init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, RANGES, **(unoptimized | {"robot_draw": "per_segment"}))
+        init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, **(unoptimized | {"robot_draw": "per_segment"}))
 
 
 def test_gravity_enters_pretraining_and_rollouts_identically():

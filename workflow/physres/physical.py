@@ -382,24 +382,22 @@ def init_thesis_unoptimized_reservoir(
     nu: int,
     n_robots: int,
     n_pcs: int,
-    init_ranges: dict,
-    strain_scales=(1.0, 1.0, 1.0),
-    input_range=(-1.0, 1.0),
-    bias_range=(-1.0, 1.0),
+    robot_ranges: dict | None,
+    strain_scales,
+    input_range,
+    bias_range,
     torque_scale: float = 1.0,
-    robot_ranges: dict | None = None,
     robot_draw: str = "shared",
-    gravity=(0.0, 0.0),
-    coriolis: bool = False,
     minimum_fraction: float = 0.01,
-    gauss_points: int = SOROMOX_GAUSS_POINTS,
-    dynamics: str = "physres",
-    base_angle: float = UPRIGHT,
+    init_ranges: dict | None = None,
+    **environment,
 ) -> UnoptimizedReservoir:
     """The unoptimized reservoir that the thesis code of the paper's first author draws for its
     ``seed`` (one of THESIS_SEEDS), for diagnosing our baseline against the authors' own draws;
-    the workflow never uses it. Same keywords as ``init_unoptimized_reservoir`` (``init_ranges``
-    is not used); ``robot_ranges`` must be the thesis's (workflow/configs/thesis_unoptimized_robots.yaml).
+    the workflow never uses it. It takes ``init_unoptimized_reservoir``'s keywords (``init_ranges``
+    unused; ``environment``: gravity, coriolis, gauss_points, dynamics, base_angle, as
+    physres.robot.robots_from_theta takes them); ``robot_ranges`` must be the thesis's
+    (workflow/configs/thesis_unoptimized_robots.yaml).
 
     The draw, as that code makes it: jax.random.key(seed) split in 9; keys 1-8 give one uniform
     scalar each, in THESIS_DRAW_ORDER, shared by every segment and robot; key 0 split in 3, the
@@ -419,7 +417,7 @@ def init_thesis_unoptimized_reservoir(
         jnp.stack([drawn[name] for name in PARAMETER_NAMES]), (n_robots, n_pcs, len(PARAMETER_NAMES))
     )
     minimum = [robot_ranges[name][0] * minimum_fraction for name in PARAMETER_NAMES]
-    robots = robots_from_theta(theta, minimum, gravity, coriolis, gauss_points, dynamics, base_angle)
+    robots = robots_from_theta(theta, minimum, **environment)
     _, k_v, k_d = jax.random.split(key, 3)
     V = jax.random.uniform(k_v, (ny, nu), minval=input_range[0], maxval=input_range[1])
     d = jax.random.uniform(k_d, (ny,), minval=bias_range[0], maxval=bias_range[1])
