@@ -859,7 +859,8 @@ def _robots_with(model, **changes):
 def _theta_changed(model, name, change):
     """The reservoir with one parameter of theta_rob (PARAMETER_NAMES) replaced by change(it)."""
     i, robots = PARAMETER_NAMES.index(name), model.robots
-    theta = robots.theta().at[..., i].set(change(robots.theta()[..., i]))
+    theta = robots.theta()
+    theta = theta.at[..., i].set(change(theta[..., i]))
     rebuilt = robots_from_theta(
         theta, robots.minimum, robots.gravity, robots.coriolis, robots.gauss_points, robots.dynamics, robots.base_angle
     )

@@ -311,6 +311,14 @@ def init_random_encoding(
     The thesis of the paper's first author: s = [1e-3, 0.1, 1e-2], V one-sided in [0, 1], d in
     [-1, 1], torque_scale 1 (docs/methods.md)."""
     k_v, k_d = jax.random.split(key)
+    return strain_scaled_encoding(k_v, k_d, ny, nu, strain_scales, input_range, bias_range, torque_scale)
+
+
+def strain_scaled_encoding(
+    k_v: jax.Array, k_d: jax.Array, ny: int, nu: int, strain_scales, input_range, bias_range, torque_scale: float
+) -> RandomEncoding:
+    """V = s * U(input_range)^(ny x nu) from ``k_v``, d = s * U(bias_range)^ny from ``k_d``, row i
+    scaled by the strain scale s of its coordinate (per [bending, axial, shear], per segment)."""
     V = jax.random.uniform(k_v, (ny, nu), minval=input_range[0], maxval=input_range[1])
     d = jax.random.uniform(k_d, (ny,), minval=bias_range[0], maxval=bias_range[1])
     s = jnp.tile(jnp.asarray(strain_scales, V.dtype), ny // len(STRAINS))
@@ -419,10 +427,8 @@ def init_thesis_unoptimized_reservoir(
     minimum = [robot_ranges[name][0] * minimum_fraction for name in PARAMETER_NAMES]
     robots = robots_from_theta(theta, minimum, **environment)
     _, k_v, k_d = jax.random.split(key, 3)
-    V = jax.random.uniform(k_v, (ny, nu), minval=input_range[0], maxval=input_range[1])
-    d = jax.random.uniform(k_d, (ny,), minval=bias_range[0], maxval=bias_range[1])
-    s = jnp.tile(jnp.asarray(strain_scales, V.dtype), ny // len(STRAINS))
-    return UnoptimizedReservoir(robots, RandomEncoding(s[:, None] * V, s * d, float(torque_scale)))
+    encoding = strain_scaled_encoding(k_v, k_d, ny, nu, strain_scales, input_range, bias_range, torque_scale)
+    return UnoptimizedReservoir(robots, encoding)
 
 
 def parameter_groups(model: PhysicalReservoir) -> dict[str, object]:
