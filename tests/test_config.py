@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("workflow/configs/smoke.yaml",),
         ("workflow/configs/previous/gravity.yaml", "workflow/configs/previous/encoding.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml",),
+        ("workflow/configs/quick.yaml", "workflow/configs/previous/table_robots.yaml"),
         ("workflow/configs/quick.yaml", "workflow/configs/paper_step.yaml"),
         ("workflow/configs/quick.yaml", "workflow/configs/coriolis_on.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml", "workflow/configs/soromox_dynamics.yaml"),
