@@ -12,8 +12,8 @@ never uses it, and no workflow rule runs it.
     python speed/bench.py --part dag --batch-cap 8000   # on a GPU: each task's rollout at its job's real batch
     python speed/bench.py --part divergence --task mackey_glass --configfile workflow/configs/reduced.yaml \
         --sequences 1                                         # why unoptimized runs diverge (after a run)
-    python speed/bench.py --part divergence --task lorenz96 --layouts 6 --sequences 8 --thesis-draw \
-        --configfile workflow/configs/thesis_unoptimized_robots.yaml   # the thesis's own four robots
+    python speed/bench.py --part divergence --task lorenz96 --layouts 6 --sequences 8 \
+        --thesis-draw                                         # the thesis's own four robots
 
 Every timing runs the fused kernel (robot.dynamics: physres) and soromox's own code path
 (robot.dynamics: soromox) back to back in the same run and prints their ratio (--no-soromox: the
@@ -43,8 +43,8 @@ kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang e
    bending stiffness E I L, the curvature at which the encoding's largest torque would hold it,
    the curvature it reached and the smallest eigenvalue of B(q) there; with --factors, then each
    seed again with one factor changed (gravity off or across the rod, the drive off or scaled by
-   0.1, the shear stiffness by 4/3, the Coriolis terms on). With --thesis-draw (and --configfile
-   workflow/configs/thesis_unoptimized_robots.yaml) the reservoirs are the ones the thesis code of
+   0.1, the shear stiffness by 4/3, the Coriolis terms on). With --thesis-draw (and the default
+   benchmark.unoptimized, the thesis's ranges) the reservoirs are the ones the thesis code of
    the paper's first author draws for its own four seeds
    (physres.physical.init_thesis_unoptimized_reservoir); with --radii R ..., each seed's reservoir
    again with every segment's radius set to each R (m): where the drive coils a robot.
@@ -263,7 +263,7 @@ def main(argv=None) -> None:
         "--thesis-draw",
         action="store_true",
         help="--part divergence: the reservoirs the thesis code draws for its seeds 123, 1234, 12345, 123456 "
-        "(needs --configfile workflow/configs/thesis_unoptimized_robots.yaml)",
+        "(needs the default benchmark.unoptimized, the thesis's ranges shared)",
     )
     parser.add_argument(
         "--radii",

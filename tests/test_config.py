@@ -83,6 +83,19 @@ def test_unknown_robot_dynamics_names_the_allowed_ones():
     assert "robot.dynamics: 'warp' is not allowed (allowed: physres, physres_compact, soromox)" in message
 
 
+def test_unoptimized_robots_default_to_the_thesis_draw_and_the_table_is_an_overlay():
+    """config.yaml draws the baseline's robots as the thesis code does (the pinning overlay changes
+    nothing); previous/table_robots.yaml gives back the initialisation table per segment."""
+    default = load_config()["benchmark"]["unoptimized"]
+    assert default == load_config("workflow/configs/thesis_unoptimized_robots.yaml")["benchmark"]["unoptimized"]
+    assert default["robot_draw"] == "shared" and default["robot_ranges"]["radius"] == [0.007, 0.05]
+    table = load_config("workflow/configs/previous/table_robots.yaml")["benchmark"]["unoptimized"]
+    assert (table["robot_ranges"], table["robot_draw"]) == (None, "per_segment")
+    assert {k: v for k, v in table.items() if not k.startswith("robot_")} == {
+        k: v for k, v in default.items() if not k.startswith("robot_")
+    }
+
+
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
     message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
     assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message

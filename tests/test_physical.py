@@ -398,9 +398,7 @@ def test_thesis_draw_follows_the_thesis_codes_key_order():
     key 0 split in 3 for V (second) and d (third), scaled per strain. Recomputed here key by key."""
     from physres.physical import THESIS_DRAW_ORDER, THESIS_SEEDS, init_thesis_unoptimized_reservoir
 
-    config = yaml.safe_load(open("config.yaml"))
-    overlay = yaml.safe_load(open("workflow/configs/thesis_unoptimized_robots.yaml"))
-    unoptimized = config["benchmark"]["unoptimized"] | overlay["benchmark"]["unoptimized"]
+    unoptimized = yaml.safe_load(open("config.yaml"))["benchmark"]["unoptimized"]  # the thesis's ranges, shared
     ranges = unoptimized["robot_ranges"]
     seed = THESIS_SEEDS[3]
     model = init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, **unoptimized)
@@ -417,7 +415,7 @@ def test_thesis_draw_follows_the_thesis_codes_key_order():
     np.testing.assert_allclose(model.encoding.V, s[:, None] * np.asarray(jax.random.uniform(k_v, (6, 5))), rtol=1e-15)
     d = np.asarray(jax.random.uniform(k_d, (6,), minval=-1.0, maxval=1.0))
     np.testing.assert_allclose(model.encoding.d, s * d, rtol=1e-15)
-    with pytest.raises(ValueError, match="thesis_unoptimized_robots.yaml"):
+    with pytest.raises(ValueError, match="robot_draw 'shared'"):
         init_thesis_unoptimized_reservoir(seed, 6, 5, 1, 2, **(unoptimized | {"robot_draw": "per_segment"}))
 
 

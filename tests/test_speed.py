@@ -183,7 +183,7 @@ def test_divergence_part_with_the_thesis_draw_and_radii(capsys, tmp_path, monkey
     data.mkdir(parents=True)
     write_task(data / "mackey_glass.h5", mackey_glass(n_steps=40, washout=5, lag=3))
     monkeypatch.chdir(tmp_path)
-    overlays = [str(configs / "smoke.yaml"), str(configs / "thesis_unoptimized_robots.yaml")]
+    overlays = [str(configs / "smoke.yaml")]
     argv = ["--part", "divergence", "--task", "mackey_glass", "--sequences", "1", "--layouts", "6"]
     bench.main(argv + ["--thesis-draw", "--radii", "0.01", "0.05", "--configfile", *overlays])
     out = capsys.readouterr().out
@@ -195,8 +195,9 @@ def test_divergence_part_with_the_thesis_draw_and_radii(capsys, tmp_path, monkey
     # E I L grows as r^4: a 5 times thicker segment is 625 times stiffer (same E and L)
     for i in range(0, 8, 2):
         assert float(radii[i + 1][2]) / float(radii[i][2]) == pytest.approx(625, rel=0.1)  # printed to 2 digits
-    with pytest.raises(ValueError, match="thesis_unoptimized_robots.yaml"):
-        bench.main(argv + ["--thesis-draw", "--configfile", overlays[0]])
+    table_robots = str(configs / "previous" / "table_robots.yaml")
+    with pytest.raises(ValueError, match="robot_draw 'shared'"):
+        bench.main(argv + ["--thesis-draw", "--configfile", overlays[0], table_robots])
 
 
 def test_divergence_factors_change_one_thing():

@@ -405,7 +405,7 @@ def init_thesis_unoptimized_reservoir(
     the workflow never uses it. It takes ``init_unoptimized_reservoir``'s keywords (``init_ranges``
     unused; ``environment``: gravity, coriolis, gauss_points, dynamics, base_angle, as
     physres.robot.robots_from_theta takes them); ``robot_ranges`` must be the thesis's
-    (workflow/configs/thesis_unoptimized_robots.yaml).
+    (config.yaml's default benchmark.unoptimized).
 
     The draw, as that code makes it: jax.random.key(seed) split in 9; keys 1-8 give one uniform
     scalar each, in THESIS_DRAW_ORDER, shared by every segment and robot; key 0 split in 3, the
@@ -414,7 +414,8 @@ def init_thesis_unoptimized_reservoir(
     if robot_ranges is None or robot_draw != "shared":
         raise ValueError(
             "the thesis draw shares one theta_rob across segments, in the thesis's ranges: give "
-            "robot_ranges and robot_draw 'shared' (workflow/configs/thesis_unoptimized_robots.yaml)"
+            "robot_ranges and robot_draw 'shared' (config.yaml's default; not "
+            "workflow/configs/previous/table_robots.yaml)"
         )
     key, *parameter_keys = jax.random.split(jax.random.key(seed), 1 + len(THESIS_DRAW_ORDER))
     drawn = {
