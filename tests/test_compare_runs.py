@@ -1,6 +1,7 @@
 """tools/compare_runs.py reads finished runs' tables: divergence counts, wins, summary, scores."""
 
 import pandas as pd
+import pytest
 
 from tools import compare_runs
 
@@ -50,6 +51,16 @@ def test_compare_runs_counts_and_wins(tmp_path, capsys):
     compare_runs.main(["a", "b", "--results", str(tmp_path)])
     out = capsys.readouterr().out
     assert "| ('mackey_glass', 6, 'unoptimized') | 0.8 (1*) | -- (4*) |" in out.replace("  ", " ").replace("  ", " ")
+
+
+def test_a_run_without_its_tables_is_named_with_the_target_to_build(tmp_path, capsys):
+    write_run(tmp_path / "a" / "tables", 0.8, 1)
+    (tmp_path / "a" / "tables" / "pretraining.csv").unlink()
+    with pytest.raises(SystemExit):
+        compare_runs.main(["a", "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert f"missing tables (or compare one variant with --variant):\n  {tmp_path}/a/tables/pretraining.csv" in err
+    assert "benchmark.csv" not in err and "snakemake" in err
 
 
 def test_compare_one_variant_from_score_files(tmp_path, capsys):

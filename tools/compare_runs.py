@@ -37,6 +37,19 @@ def better(metric: str, a: float, b: float) -> bool:
     return (a > b) if metric == "accuracy" else (a < b)
 
 
+RUN_TABLES = ("benchmark.csv", "pretraining.csv", "summary.csv")
+
+
+def missing_tables(tables: dict[str, Path]) -> list[str]:
+    """The tables a run comparison reads that a run lacks, each with the target that builds it."""
+    return [
+        f"{path / name} (snakemake {path / name} --configfile ...)"
+        for path in tables.values()
+        for name in RUN_TABLES
+        if not (path / name).is_file()
+    ]
+
+
 def run_row(tables: Path) -> dict:
     """One run's divergence counts, wins and summary."""
     benchmark = pd.read_csv(tables / "benchmark.csv")
@@ -149,6 +162,8 @@ def main(argv=None) -> None:
         print(table.to_markdown())
         return
     tables = {run: Path(args.results) / run / "tables" for run in args.runs}
+    if missing := missing_tables(tables):
+        parser.error("missing tables (or compare one variant with --variant):\n  " + "\n  ".join(missing))
     print(pd.DataFrame({run: run_row(path) for run, path in tables.items()}).to_markdown())
     print()
     scores = pd.DataFrame({run: cell_scores(path) for run, path in tables.items()})
