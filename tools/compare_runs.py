@@ -41,10 +41,11 @@ RUN_TABLES = ("benchmark.csv", "pretraining.csv", "summary.csv")
 
 
 def missing_tables(tables: dict[str, Path]) -> list[str]:
-    """The tables a run comparison reads that a run lacks, each with the target that builds it."""
+    """The tables a run comparison reads that a run lacks, each with the target that builds it
+    (a workflow target is under results/, wherever --results points)."""
     return [
-        f"{path / name} (snakemake {path / name} --configfile ...)"
-        for path in tables.values()
+        f"{path / name} (snakemake results/{run}/tables/{name} --configfile ...)"
+        for run, path in tables.items()
         for name in RUN_TABLES
         if not (path / name).is_file()
     ]
