@@ -96,6 +96,17 @@ def test_unoptimized_robots_default_to_the_thesis_draw_and_the_table_is_an_overl
     }
 
 
+def test_pretraining_box_defaults_to_the_thesis_ranges_and_names_its_allowed_values():
+    """config.yaml draws the datasets in one symmetric range per quantity (the thesis code's);
+    previous/box_per_coordinate.yaml gives back each coordinate's interval, nothing else."""
+    default = load_config()["pretraining_dataset"]
+    assert default["box"] == "shared"
+    previous = load_config("workflow/configs/previous/box_per_coordinate.yaml")["pretraining_dataset"]
+    assert previous == default | {"box": "per_coordinate"}
+    message = broken(lambda c: c["pretraining_dataset"].update(box="visited"))
+    assert "pretraining_dataset.box: 'visited' is not allowed (allowed: shared, per_coordinate)" in message
+
+
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
     message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
     assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message

@@ -5,7 +5,9 @@ import jax.numpy as jnp
 import numpy as np
 from conftest import small_ron
 
-from physres.pretraining_data import read_dataset, sample_dataset, visited_box, write_dataset
+import pytest
+
+from physres.pretraining_data import read_dataset, sample_dataset, sampling_box, shared_box, visited_box, write_dataset
 from physres.ron import f_ref, ron_rollout
 
 
@@ -17,6 +19,30 @@ def test_box_covers_the_rollout(rng):
     np.testing.assert_allclose(box["y_low"], y.min(axis=(0, 1)))
     np.testing.assert_allclose(box["y_high"], y.max(axis=(0, 1)))
     assert box["u_low"][0] == u.min() and box["u_high"][0] == u.max()
+
+
+def test_shared_box_is_one_symmetric_range_that_covers_the_visited_one():
+    visited = {
+        "y_low": np.array([-0.35, 0.0, -0.1]),
+        "y_high": np.array([0.2, 0.28, 0.0]),
+        "ydot_low": np.array([-0.29, -0.05, 0.0]),
+        "ydot_high": np.array([0.25, 0.1, 0.3]),
+        "u_low": np.array([-1.0, -2.0]),
+        "u_high": np.array([2.6, 0.5]),
+    }
+    box = shared_box(visited)
+    np.testing.assert_array_equal(box["y_low"], [-0.35] * 3)
+    np.testing.assert_array_equal(box["y_high"], [0.35] * 3)
+    np.testing.assert_array_equal(box["ydot_low"], [-0.3] * 3)
+    np.testing.assert_array_equal(box["ydot_high"], [0.3] * 3)
+    np.testing.assert_array_equal(box["u_low"], [-2.0, -2.0])
+    np.testing.assert_array_equal(box["u_high"], [2.6, 2.6])
+    for name in ("y", "ydot", "u"):  # never narrower than what the RON visits
+        assert np.all(box[f"{name}_low"] <= visited[f"{name}_low"])
+        assert np.all(box[f"{name}_high"] >= visited[f"{name}_high"])
+    assert sampling_box(visited, "per_coordinate") is visited
+    with pytest.raises(ValueError, match=r"pretraining_dataset.box 'wide'; allowed: shared, per_coordinate"):
+        sampling_box(visited, "wide")
 
 
 def test_samples_labels_and_split(rng, tmp_path):

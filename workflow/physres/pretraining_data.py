@@ -1,6 +1,6 @@
-"""Pretraining datasets (paper, supplementary C): m points (y, y', u) drawn uniformly in the box
-that the reference RON visits when driven by the task's training inputs, labelled with
-y'' = f_ref(y, y', u), split train/val/test."""
+"""Pretraining datasets (paper, supplementary C): m points (y, y', u) drawn uniformly in a box
+set by the ranges the reference RON visits when driven by the task's training inputs, labelled
+with y'' = f_ref(y, y', u), split train/val/test."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ from physres.ron import RON, f_ref, ron_rollout
 from physres.seeding import rng_for
 
 SPLITS = ("train", "val", "test")
+# how the visited ranges make the sampling box: one symmetric range for every coordinate of y
+# (and of y'), one range for every input, as the thesis code's boxes are; or the visited
+# interval of each coordinate itself
+BOXES = ("shared", "per_coordinate")
 
 
 def visited_box(ron: RON, u: np.ndarray, chunk_size: int) -> dict[str, np.ndarray]:
@@ -44,6 +48,29 @@ def visited_box(ron: RON, u: np.ndarray, chunk_size: int) -> dict[str, np.ndarra
         "u_low": flat_u.min(0).astype(np.float64),
         "u_high": flat_u.max(0).astype(np.float64),
     }
+
+
+def shared_box(visited: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The box of ``visited_box`` widened to one range per quantity: y and y' in [-a, a] in every
+    coordinate, a the largest |y| (|y'|) visited in any coordinate; u in [min, max] over all
+    inputs. The thesis code's datasets are drawn so (Adiac, ny = 6: y in +-0.3, y' in +-0.25,
+    u in [-2.1, 2.7], for a RON that visits +-0.35, +-0.29 and [-1.99, 2.63] here), which also
+    covers both signs of the coordinates that a rollout from rest visits on one side only."""
+    box = {}
+    for name in ("y", "ydot"):
+        low, high = visited[f"{name}_low"], visited[f"{name}_high"]
+        a = float(max(np.abs(low).max(), np.abs(high).max()))
+        box[f"{name}_low"], box[f"{name}_high"] = np.full_like(low, -a), np.full_like(high, a)
+    low, high = visited["u_low"], visited["u_high"]
+    box["u_low"], box["u_high"] = np.full_like(low, low.min()), np.full_like(high, high.max())
+    return box
+
+
+def sampling_box(visited: dict[str, np.ndarray], kind: str) -> dict[str, np.ndarray]:
+    """The box the dataset is drawn from (``kind`` one of BOXES) given the visited ranges."""
+    if kind not in BOXES:
+        raise ValueError(f"pretraining_dataset.box {kind!r}; allowed: {', '.join(BOXES)}")
+    return shared_box(visited) if kind == "shared" else visited
 
 
 def sample_dataset(ron: RON, box: dict[str, np.ndarray], m: int, fractions: list[float], seed: int) -> dict:
