@@ -107,6 +107,15 @@ def test_pretraining_box_defaults_to_the_thesis_ranges_and_names_its_allowed_val
     assert "pretraining_dataset.box: 'visited' is not allowed (allowed: shared, per_coordinate)" in message
 
 
+def test_pretraining_batch_is_the_thesis_codes_and_the_former_one_an_overlay():
+    """config.yaml trains on minibatches of 64 (the thesis code's 2**6), in jobs short enough for
+    it; previous/batch_1024.yaml gives back our former batch and job length, nothing else."""
+    default = load_config()["pretrain"]
+    assert (default["batch_size"], default["epochs_per_job"]) == (64, 150)
+    previous = load_config("workflow/configs/previous/batch_1024.yaml")["pretrain"]
+    assert previous == default | {"batch_size": 1024, "epochs_per_job": 500}
+
+
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
     message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
     assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message
@@ -235,10 +244,10 @@ def test_pretraining_parts_follow_epochs_per_job():
     from physres.config import pretrain_part_ends
 
     paper = load_config()
-    assert pretrain_part_ends(paper) == [500, 1000]  # 1500 epochs as three jobs
+    assert pretrain_part_ends(paper) == list(range(150, 1500, 150))  # 1500 epochs as ten jobs
     assert pretrain_part_ends(load_config("workflow/configs/smoke.yaml")) == [2]  # 3 epochs as two
-    for overlay in ("quick", "reduced"):  # 100 and 400 epochs: one job
-        assert pretrain_part_ends(load_config(f"workflow/configs/{overlay}.yaml")) == [], overlay
+    assert pretrain_part_ends(load_config("workflow/configs/quick.yaml")) == []  # 100 epochs: one job
+    assert pretrain_part_ends(load_config("workflow/configs/reduced.yaml")) == [150, 300]  # 400: three
     unsplit = paper | {"pretrain": paper["pretrain"] | {"epochs_per_job": None}}
     assert pretrain_part_ends(unsplit) == []
     uneven = paper | {"pretrain": paper["pretrain"] | {"epochs_per_job": 400}}
