@@ -328,6 +328,24 @@ def test_partial_summary_of_a_run_under_way(smoke_run, tmp_path, capsys):
     assert alone["value"] == f"{100 * sum(share) / len(share):.1f} %"
 
 
+def test_closed_loop_of_a_pretrained_cell(smoke_run, capsys):
+    """tools/closed_loop.py probes each start of a cell along its RON's trajectory: one row per
+    start after the RON's, whose own error is 0 and whose rates are decays (the smoke RON is
+    damped); a cell without checkpoints names the target that builds them."""
+    from tools import closed_loop
+
+    workdir, _ = smoke_run
+    results = str(workdir / "results")
+    closed_loop.main(["smoke", "mackey_glass", "6", "full", "--results", results, "--every", "50"])
+    rows = [row for row in markdown_cells(capsys.readouterr().out) if row[0] != "reservoir"]
+    assert [row[0] for row in rows] == ["RON"] + [f"seed {s}" for s in SMOKE["pretrain"]["seeds"]]
+    assert rows[0][1] == "0" and float(rows[0][2]) < 0
+    assert all(row[1].endswith("%)") for row in rows[1:])
+    with pytest.raises(SystemExit):
+        closed_loop.main(["smoke", "mackey_glass", "9", "full", "--results", results])
+    assert "snakemake results/smoke/pretrain/mackey_glass/ny9/full/evaluation.json" in capsys.readouterr().err
+
+
 @pytest.mark.smoke
 def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
     workdir, _ = smoke_run
