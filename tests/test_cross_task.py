@@ -100,6 +100,8 @@ def test_retune_spec_never_trains_the_robots():
     assert [trained(ff, p) for p in ("robots", "map", "feedback", "feedforward")] == [False, False, False, True]
     assert [trained(all_digital, p) for p in ("robots", "map", "feedback", "feedforward")] == [False, True, True, True]
     assert not all_digital.map.U0 and not all_digital.map.V0  # fixed bases, as in pretraining
+    free = init_physical_reservoir(jax.random.PRNGKey(0), **ARCH, map_bases="free")
+    assert retune_spec(free, "ff_fb_map").map.U and not retune_spec(free, "ff").map.U  # free bases train
     with pytest.raises(ValueError, match="allowed: ff, ff_fb_map"):
         retune_spec(model, "none")
 

@@ -131,13 +131,13 @@ def test_initial_robot_parameters_in_paper_ranges():
         assert np.all((theta[..., i] >= low * (1 - 1e-9)) & (theta[..., i] <= high * (1 + 1e-9))), name
 
 
-def test_map_inverse_and_jacobians(rng):
-    amap = init_map(jax.random.PRNGKey(0), 6, sigma=0.003, s_min=1e-4)
+@pytest.mark.parametrize("bases", ["free", "orthogonal"])
+def test_map_inverse_and_jacobians(rng, bases):
+    amap = init_map(jax.random.PRNGKey(0), 6, sigma=0.003, s_min=1e-4, bases=bases)
     # move every trainable part of the map away from its initial value
     noise = lambda x: x + 0.1 * jnp.asarray(rng.normal(size=x.shape))  # noqa: E731
-    amap = eqx.tree_at(
-        lambda m: (m.P_U, m.P_V, m.s_raw, m.c), amap, tuple(noise(x) for x in (amap.P_U, amap.P_V, amap.s_raw, amap.c))
-    )
+    parts = (lambda m: (m.U, m.V, m.s_raw, m.c)) if bases == "free" else (lambda m: (m.P_U, m.P_V, m.s_raw, m.c))
+    amap = eqx.tree_at(parts, amap, tuple(noise(x) for x in parts(amap)))
     y = jnp.asarray(rng.normal(size=6))
     np.testing.assert_allclose(amap.psi(amap.phi(y)), y, rtol=1e-10)
     A = amap.matrix()
@@ -145,16 +145,23 @@ def test_map_inverse_and_jacobians(rng):
     np.testing.assert_allclose(jax.jacfwd(amap.psi)(amap.phi(y)), np.linalg.inv(A), rtol=1e-8)
     np.testing.assert_allclose(jax.hessian(amap.psi)(y), 0.0, atol=1e-12)  # affine: D^2 psi = 0
     U, s, V = amap.factors()
-    np.testing.assert_allclose(U.T @ U, np.eye(6), atol=1e-12)
-    np.testing.assert_allclose(V.T @ V, np.eye(6), atol=1e-12)
-    np.testing.assert_allclose(np.sort(np.linalg.svd(A, compute_uv=False)), np.sort(s), rtol=1e-10)
+    np.testing.assert_allclose(A, (U * s) @ V.T, rtol=1e-12)
     assert np.all(s > 1e-4)
+    if bases == "orthogonal":  # then s are A's singular values
+        np.testing.assert_allclose(U.T @ U, np.eye(6), atol=1e-12)
+        np.testing.assert_allclose(V.T @ V, np.eye(6), atol=1e-12)
+        np.testing.assert_allclose(np.sort(np.linalg.svd(A, compute_uv=False)), np.sort(s), rtol=1e-10)
+    else:  # the bases moved off orthogonality: they are trained as free matrices
+        assert not np.allclose(U.T @ U, np.eye(6), atol=1e-3)
 
 
-def test_initial_map_as_paper():
-    amap = init_map(jax.random.PRNGKey(1), 9, sigma=0.003, s_min=1e-4)
-    np.testing.assert_allclose(np.linalg.svd(amap.matrix(), compute_uv=False), 0.003, rtol=1e-12)
-    assert np.all(amap.c == 0)
+def test_initial_map_as_paper_and_alike_for_both_bases():
+    maps = [init_map(jax.random.PRNGKey(1), 9, sigma=0.003, s_min=1e-4, bases=b) for b in ("free", "orthogonal")]
+    np.testing.assert_allclose(np.linalg.svd(maps[0].matrix(), compute_uv=False), 0.003, rtol=1e-12)
+    np.testing.assert_allclose(maps[0].matrix(), maps[1].matrix(), rtol=1e-12, atol=0)
+    assert all(np.all(m.c == 0) for m in maps)
+    with pytest.raises(ValueError, match="pretrain.map_bases 'polar'; allowed: free, orthogonal"):
+        init_map(jax.random.PRNGKey(1), 9, sigma=0.003, s_min=1e-4, bases="polar")
 
 
 def test_mapped_acceleration_is_the_chain_rule(rng):

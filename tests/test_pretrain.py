@@ -66,8 +66,19 @@ def test_constraints_hold_after_updates(full_run):
     assert np.all(theta > np.asarray(model.robots.minimum)), "theta_rob above its minimum"
     s = np.asarray(jax.vmap(lambda m: m.factors()[1])(model.map))
     assert np.all(s > model.map.s_min)
-    U = np.asarray(jax.vmap(lambda m: m.factors()[0])(model.map))
+
+
+def test_orthogonal_bases_stay_orthogonal_and_free_ones_train(problem, full_run):
+    """ARCH's map is the orthogonal kind (init_physical_reservoir's default): its U stays
+    orthogonal and its fixed bases U0, V0 are untouched; the free kind trains U and V."""
+    models, data = problem
+    U = np.asarray(jax.vmap(lambda m: m.factors()[0])(full_run.model.map))
     np.testing.assert_allclose(U[0].T @ U[0], np.eye(6), atol=1e-10)
+    np.testing.assert_array_equal(full_run.model.map.U0, models.map.U0)
+    free = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH, map_bases="free") for s in (0, 1)])
+    np.testing.assert_allclose(free.map.U, models.map.U0)  # the same initial bases
+    trained = pretrain_multistart(free, data, SCHEDULE, "full", jax.random.PRNGKey(7)).model.map
+    assert not np.allclose(trained.U, free.U) and not np.allclose(trained.V, free.V)
 
 
 def test_full_changes_theta_rob_and_rob_fixed_keeps_it_bitwise(problem, full_run):

@@ -35,8 +35,8 @@ def reuse_reservoir(
 
 def retune_spec(model: PhysicalReservoir, tuning: str):
     """Filter spec of the leaves a tuning re-trains: the feedforward controller ("ff"), or both
-    controllers and the map ("ff_fb_map"; the map's fixed bases U0, V0 stay fixed as in
-    pretraining). theta_rob is never trained."""
+    controllers and the map ("ff_fb_map"; an orthogonal map's fixed bases U0, V0 stay fixed as
+    in pretraining). theta_rob is never trained."""
     if tuning not in TUNINGS[1:]:
         raise ValueError(f"tuning {tuning!r} re-trains nothing; allowed: {', '.join(TUNINGS[1:])}")
     spec = trainable(model)

@@ -1,9 +1,11 @@
 """The pretrained physical reservoir: soft robots + affine map + feedforward/feedback control.
 
-Map (paper, Sec. 4.1): Q = phi(y) = A y + c with A = U diag(s) V^T. U and V stay orthogonal
-(a fixed random orthogonal matrix times the exponential of a trainable skew-symmetric one),
-s = softplus(s_raw) + s_min > s_min, so psi(Q) = A^-1 (Q - c) = V diag(1/s) U^T (Q - c) in
-closed form. Being affine, the second-order term of Eq. (loss_fn) vanishes:
+Map (paper, Sec. 4.1): Q = phi(y) = A y + c with A = U diag(s) V^T, s = softplus(s_raw) +
+s_min > s_min, U and V initially random orthogonal. The map's bases (MAP_BASES): "free", U and V
+trained as free matrices, as the thesis code trains them, so psi(Q) = A^-1 (Q - c) by LU; or
+"orthogonal", U and V kept orthogonal (a fixed random orthogonal matrix times the exponential of
+a trainable skew-symmetric one), so A^-1 = V diag(1/s) U^T in closed form. Being affine, the
+second-order term of Eq. (loss_fn) vanishes:
 
     Q_phi = A y + c,  Q'_phi = A y',  T = T_fb(Q_phi, Q'_phi) + T_ff(u),
     y''_hat = A^-1 f_phys(Q_phi, Q'_phi, T)
@@ -34,8 +36,57 @@ def skew(P: Float[Array, "n n"]) -> Float[Array, "n n"]:
     return P - P.T
 
 
-class AffineMap(eqx.Module):
-    """phi(y) = A y + c with A = U diag(s) V^T; U = U0 expm(skew(P_U)), V likewise."""
+MAP_BASES = ("free", "orthogonal")
+
+
+class AbstractAffineMap(eqx.Module):
+    """phi(y) = A y + c, psi(Q) = A^-1 (Q - c); subclasses give A = U diag(s) V^T's factors and
+    declare the fields s_raw, c and s_min after their bases (not here: a field declared here would
+    come first, and the orthogonal map's leaves must keep the order earlier checkpoints hold)."""
+
+    @abc.abstractmethod
+    def factors(self) -> tuple[Float[Array, "ny ny"], Float[Array, " ny"], Float[Array, "ny ny"]]:
+        """U, s, V."""
+
+    def singular_values(self) -> Float[Array, " ny"]:
+        """s = softplus(s_raw) + s_min (A's singular values when U and V are orthogonal)."""
+        return jax.nn.softplus(self.s_raw) + self.s_min
+
+    def matrices(self) -> tuple[Float[Array, "ny ny"], Float[Array, "ny ny"]]:
+        """A and A^-1 from one evaluation of the factors."""
+        U, s, V = self.factors()
+        A = (U * s) @ V.T
+        return A, jnp.linalg.inv(A)
+
+    def matrix(self) -> Float[Array, "ny ny"]:
+        return self.matrices()[0]
+
+    def inverse_matrix(self) -> Float[Array, "ny ny"]:
+        return self.matrices()[1]
+
+    def phi(self, y: Float[Array, " ny"]) -> Float[Array, " ny"]:
+        return self.matrix() @ y + self.c
+
+    def psi(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
+        """A^-1 (Q - c) for any leading shape."""
+        return (Q - self.c) @ self.inverse_matrix().T
+
+
+class AffineMap(AbstractAffineMap):
+    """A = U diag(s) V^T with U and V free matrices (the thesis code's map): every leaf trains."""
+
+    U: Float[Array, "ny ny"]
+    V: Float[Array, "ny ny"]
+    s_raw: Float[Array, " ny"]
+    c: Float[Array, " ny"]
+    s_min: float = eqx.field(static=True)
+
+    def factors(self):
+        return self.U, self.singular_values(), self.V
+
+
+class OrthogonalAffineMap(AbstractAffineMap):
+    """A = U diag(s) V^T with U = U0 expm(skew(P_U)), V likewise: U0 and V0 stay fixed."""
 
     U0: Float[Array, "ny ny"]
     V0: Float[Array, "ny ny"]
@@ -48,26 +99,13 @@ class AffineMap(eqx.Module):
     def factors(self):
         U = self.U0 @ jsl.expm(skew(self.P_U))
         V = self.V0 @ jsl.expm(skew(self.P_V))
-        s = jax.nn.softplus(self.s_raw) + self.s_min
-        return U, s, V
-
-    def matrix(self) -> Float[Array, "ny ny"]:
-        return self.matrices()[0]
-
-    def inverse_matrix(self) -> Float[Array, "ny ny"]:
-        return self.matrices()[1]
+        return U, self.singular_values(), V
 
     def matrices(self) -> tuple[Float[Array, "ny ny"], Float[Array, "ny ny"]]:
-        """A and A^-1 from one evaluation of the factors (two matrix exponentials, not four)."""
+        """A and A^-1 = V diag(1/s) U^T from one evaluation of the factors (two matrix
+        exponentials, not four)."""
         U, s, V = self.factors()
         return (U * s) @ V.T, (V / s) @ U.T
-
-    def phi(self, y: Float[Array, " ny"]) -> Float[Array, " ny"]:
-        return self.matrix() @ y + self.c
-
-    def psi(self, Q: Float[Array, "... ny"]) -> Float[Array, "... ny"]:
-        """A^-1 (Q - c) for any leading shape."""
-        return (Q - self.c) @ self.inverse_matrix().T
 
 
 def random_orthogonal(key: jax.Array, n: int) -> Float[Array, "n n"]:
@@ -76,14 +114,20 @@ def random_orthogonal(key: jax.Array, n: int) -> Float[Array, "n n"]:
     return q * jnp.sign(jnp.diag(r))
 
 
-def init_map(key: jax.Array, ny: int, sigma: float, s_min: float) -> AffineMap:
-    """c = 0, Sigma = sigma I, random orthogonal U and V (paper, supplementary E)."""
+def init_map(key: jax.Array, ny: int, sigma: float, s_min: float, bases: str = "orthogonal") -> AbstractAffineMap:
+    """c = 0, Sigma = sigma I, random orthogonal U and V (paper, supplementary E); ``bases`` one
+    of MAP_BASES. Both kinds start from the same A for the same key."""
+    if bases not in MAP_BASES:
+        raise ValueError(f"pretrain.map_bases {bases!r}; allowed: {', '.join(MAP_BASES)}")
     k_u, k_v = jax.random.split(key)
-    zeros = jnp.zeros((ny, ny))
+    U0, V0 = random_orthogonal(k_u, ny), random_orthogonal(k_v, ny)
     # dtype given: a weakly typed leaf would turn strong after the first update and make the
     # second training step retrace and recompile (~20 s per job)
-    s_raw = jnp.full(ny, float(softplus_inverse(sigma - s_min)), dtype=zeros.dtype)
-    return AffineMap(random_orthogonal(k_u, ny), random_orthogonal(k_v, ny), zeros, zeros, s_raw, jnp.zeros(ny), s_min)
+    s_raw = jnp.full(ny, float(softplus_inverse(sigma - s_min)), dtype=U0.dtype)
+    if bases == "free":
+        return AffineMap(U=U0, V=V0, s_raw=s_raw, c=jnp.zeros(ny), s_min=s_min)
+    zeros = jnp.zeros((ny, ny))
+    return OrthogonalAffineMap(U0=U0, V0=V0, P_U=zeros, P_V=zeros, s_raw=s_raw, c=jnp.zeros(ny), s_min=s_min)
 
 
 def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: int) -> eqx.Module:
@@ -154,7 +198,7 @@ class PhysicalReservoir(AbstractPhysicalReservoir):
     """theta = {theta_rob, theta_map, theta_contr}: robots, map, feedforward and feedback MLPs."""
 
     robots: SoftRobots
-    map: AffineMap
+    map: AbstractAffineMap
     feedforward: eqx.Module  # T_ff(u): n_u -> ny
     feedback: eqx.Module  # T_fb(Z): 2 ny -> ny
 
@@ -202,6 +246,7 @@ def init_physical_reservoir(
     gauss_points: int = SOROMOX_GAUSS_POINTS,
     dynamics: str = "physres",
     base_angle: float = UPRIGHT,
+    map_bases: str = "orthogonal",
 ) -> PhysicalReservoir:
     """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
     E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
@@ -216,6 +261,9 @@ def init_physical_reservoir(
     - `init_ranges`: theta_rob's uniform initial range per parameter name (config `robot.init_ranges`).
     - `controller`: "full" (2 x 64 tanh MLPs) or "simplified" (1 x 16 feedback, linear feedforward).
     - `sigma`, `s_min`: the map's initial singular values and their lower bound.
+    - `map_bases`: "free" (U and V trained as free matrices, the thesis code's) or "orthogonal"
+      (kept orthogonal; the default here so that checkpoints written before the choice existed
+      rebuild as they were trained).
     - `gravity`: (g_x, g_y) in the robots' plane (world frame), m / s^2.
     - `base_angle`: the robots' fixed base angle in the world frame, rad (pi / 2: the rest
       direction is the world's +y, soromox's upright mounting).
@@ -233,7 +281,7 @@ def init_physical_reservoir(
         robots=sample_robots(
             k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics, base_angle
         ),
-        map=init_map(k_map, ny, sigma, s_min),
+        map=init_map(k_map, ny, sigma, s_min, map_bases),
         feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
         feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
     )

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from physres.io import atomic_path, to_builtin
 from physres.names import MODES
-from physres.physical import PhysicalReservoir, unstack_model
+from physres.physical import OrthogonalAffineMap, PhysicalReservoir, unstack_model
 from physres.specs import Schedule
 
 Batch = dict[str, jax.Array]  # y, ydot, u, yddot: (n, ...)
@@ -45,10 +45,12 @@ def make_optimizer(schedule: Schedule, steps_per_epoch: int) -> optax.GradientTr
 
 
 def trainable(model: PhysicalReservoir):
-    """Filter spec: True for the leaves pretraining changes (the map's random orthogonal bases
-    U0 and V0 stay fixed)."""
+    """Filter spec: True for the leaves pretraining changes (all of them, but for an orthogonal
+    map's fixed bases U0 and V0)."""
     spec = jax.tree_util.tree_map(eqx.is_inexact_array, model)
-    return eqx.tree_at(lambda m: (m.map.U0, m.map.V0), spec, (False, False))
+    if isinstance(model.map, OrthogonalAffineMap):
+        spec = eqx.tree_at(lambda m: (m.map.U0, m.map.V0), spec, (False, False))
+    return spec
 
 
 def check_mode(mode: str) -> None:

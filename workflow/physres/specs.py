@@ -44,7 +44,7 @@ class Spec:
 class Architecture(Spec):
     """The keyword arguments of physres.physical.init_physical_reservoir for one (task, ny):
     N = n_robots robots of n_pcs PCS segments (3 * N * n_pcs = ny strains), the task's n_u, the
-    initial theta_rob ranges, the controllers' architecture, the map's initial sigma and s_min,
+    initial theta_rob ranges, the controllers' architecture, the map's initial sigma, s_min and bases,
     and the robots' model and surroundings (gravity in the world frame, base angle in rad,
     Coriolis terms, theta_min's fraction, Gauss points, implementation)."""
 
@@ -56,6 +56,7 @@ class Architecture(Spec):
     controller: str
     sigma: float
     s_min: float
+    map_bases: str
     gravity: list
     base_angle: float
     coriolis: bool
@@ -125,6 +126,7 @@ def architecture_spec(config: dict, task: str, ny: int | str, controller: str | 
         controller=controller or pretrain["controller"],
         sigma=pretrain["map_sigma_init"],
         s_min=pretrain["map_s_min"],
+        map_bases=pretrain["map_bases"],
         **robot_environment(config),
     )
 
