@@ -116,6 +116,15 @@ def test_pretraining_batch_is_the_thesis_codes_and_the_former_one_an_overlay():
     assert previous == default | {"batch_size": 1024, "epochs_per_job": 500}
 
 
+def test_map_bases_are_free_and_the_orthogonal_ones_an_overlay():
+    default = load_config()["pretrain"]
+    assert default["map_bases"] == "free"
+    previous = load_config("workflow/configs/previous/orthogonal_map.yaml")["pretrain"]
+    assert previous == default | {"map_bases": "orthogonal"}
+    message = broken(lambda c: c["pretrain"].update(map_bases="polar"))
+    assert "pretrain.map_bases: 'polar' is not allowed (allowed: free, orthogonal)" in message
+
+
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
     message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
     assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message
