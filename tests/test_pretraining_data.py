@@ -3,9 +3,8 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
-from conftest import small_ron
-
 import pytest
+from conftest import small_ron
 
 from physres.pretraining_data import read_dataset, sample_dataset, sampling_box, shared_box, visited_box, write_dataset
 from physres.ron import f_ref, ron_rollout

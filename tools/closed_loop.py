@@ -36,7 +36,11 @@ def probe(f, ys, ydots, us, every: int) -> dict:
     picks = range(0, len(us), every)
     rates = np.stack([np.asarray(decay_rates(f, ys[k], ydots[k], us[k])) for k in picks])
     damping = np.stack([np.diag(np.asarray(acceleration_jacobians(f, ys[k], ydots[k], us[k])[1])) for k in picks])
-    return {"slowest": np.median(rates[:, 0]), "neutral": np.median((np.abs(rates) < NEUTRAL).sum(1)), "damping": damping}
+    return {
+        "slowest": np.median(rates[:, 0]),
+        "neutral": np.median((np.abs(rates) < NEUTRAL).sum(1)),
+        "damping": damping,
+    }
 
 
 def main(argv=None) -> None:
@@ -62,7 +66,9 @@ def main(argv=None) -> None:
     reference = jax.vmap(lambda y, ydot, u_k: f_ref(ron, y, ydot, u_k))(ys, ydots, u)
     ron_probe = probe(lambda y, ydot, u_k: f_ref(ron, y, ydot, u_k), ys, ydots, u, args.every)
     scale = float(jnp.sqrt(jnp.mean(reference**2)))
-    print(f"{args.task} ny {args.ny} {args.mode}, test sequence {args.sequence} ({len(u)} steps), RMS of the RON's y'' {scale:.3g}\n")
+    print(
+        f"{args.task} ny {args.ny} {args.mode}, test sequence {args.sequence} ({len(u)} steps), RMS of the RON's y'' {scale:.3g}\n"
+    )
     print("| reservoir | y'' RMSE on the trajectory | slowest rate | neutral | damping ratio (coordinate) |")
     print("|:--|--:|--:|--:|--:|")
     print(f"| RON | 0 | {ron_probe['slowest']:.3f} | {ron_probe['neutral']:.0f} | 1 |")

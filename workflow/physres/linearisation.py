@@ -10,7 +10,7 @@ stiffness nor damping, so an acceleration error there integrates into a drift.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
