@@ -187,7 +187,14 @@ def physical_reservoir(args, seed: int = 0):
     chaotic system."""
     environment = robot_environment(paper_config()) | {"gauss_points": args.gauss_points}
     return init_physical_reservoir(
-        jax.random.PRNGKey(seed), args.ny, 1, args.n_robots, args.n_pcs, init_ranges(), **environment
+        jax.random.PRNGKey(seed),
+        args.ny,
+        1,
+        args.n_robots,
+        args.n_pcs,
+        init_ranges(),
+        map_bases=args.map_bases,
+        **environment,
     )
 
 
@@ -202,6 +209,12 @@ def main(argv=None) -> None:
     parser.add_argument("--starts", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--controller", default="full", choices=["full", "simplified"])
+    parser.add_argument(
+        "--map-bases",
+        default=paper_config()["pretrain"]["map_bases"],
+        choices=["free", "orthogonal"],
+        help="the map's U and V (config.yaml's pretrain.map_bases; orthogonal before 2026-11-27 22:15)",
+    )
     parser.add_argument("--float32", action="store_true")
     parser.add_argument(
         "--gauss-points",
@@ -410,6 +423,7 @@ def stacked_models(args, dynamics: str):
                 controller=args.controller,
                 gauss_points=args.gauss_points,
                 dynamics=dynamics,
+                map_bases=args.map_bases,
             )
             for s in range(args.starts)
         ]
