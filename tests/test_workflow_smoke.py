@@ -346,6 +346,27 @@ def test_closed_loop_of_a_pretrained_cell(smoke_run, capsys):
     assert "snakemake results/smoke/pretrain/mackey_glass/ny9/full/evaluation.json" in capsys.readouterr().err
 
 
+def test_pretrain_probe_of_a_cell(smoke_run, capsys):
+    """tools/pretrain_probe.py trains a cell's starts for a few epochs from a run's RON and data,
+    under overlays: the validation curve and each start's per-coordinate test RMSE."""
+    from tools import pretrain_probe
+
+    workdir, _ = smoke_run
+    overlays = [
+        "--configfile",
+        *(str(ROOT / "workflow/configs" / f) for f in ("smoke.yaml", "previous/orthogonal_map.yaml")),
+    ]
+    pretrain_probe.main(
+        ["smoke", "mackey_glass", "6", "full", "--epochs", "2", "--results", str(workdir / "results"), *overlays]
+    )
+    out = capsys.readouterr().out
+    batch = SMOKE["pretrain"]["batch_size"]
+    assert f"2 of {SMOKE['pretrain']['epochs']} epochs, batch {batch}, box shared, map bases orthogonal" in out
+    rows = {row[0]: row[1:] for row in markdown_cells(out) if row[0] not in ("epoch", "start")}
+    assert set(rows) == {"2", "best", "labels"} | {f"seed {s}" for s in SMOKE["pretrain"]["seeds"]}
+    assert len(rows["labels"]) == 6 and all(float(v) > 0 for v in rows["labels"])
+
+
 @pytest.mark.smoke
 def test_smoke_report_has_a_front_page_and_every_table(smoke_run):
     workdir, _ = smoke_run
