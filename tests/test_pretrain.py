@@ -78,7 +78,7 @@ def test_orthogonal_bases_stay_orthogonal_and_free_ones_train(problem, full_run)
     free = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH, map_bases="free") for s in (0, 1)])
     np.testing.assert_allclose(free.map.U, models.map.U0)  # the same initial bases
     trained = pretrain_multistart(free, data, SCHEDULE, "full", jax.random.PRNGKey(7)).model.map
-    assert not np.allclose(trained.U, free.U) and not np.allclose(trained.V, free.V)
+    assert not np.allclose(trained.U, free.map.U) and not np.allclose(trained.V, free.map.V)
 
 
 def test_full_changes_theta_rob_and_rob_fixed_keeps_it_bitwise(problem, full_run):
