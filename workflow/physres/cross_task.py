@@ -29,7 +29,8 @@ def reuse_reservoir(
     if architecture["nu"] == target_nu:
         return source, architecture
     (width, depth), _ = CONTROLLERS[architecture["controller"]]
-    feedforward = glorot_mlp(key, target_nu, architecture["ny"], width, depth)
+    scale = architecture.get("controller_init_scale", 1.0)  # checkpoints before the key: plain Glorot
+    feedforward = glorot_mlp(key, target_nu, architecture["ny"], width, depth, scale)
     return eqx.tree_at(lambda m: m.feedforward, source, feedforward), {**architecture, "nu": target_nu}
 
 

@@ -130,9 +130,9 @@ def init_map(key: jax.Array, ny: int, sigma: float, s_min: float, bases: str = "
     return OrthogonalAffineMap(U0=U0, V0=V0, P_U=zeros, P_V=zeros, s_raw=s_raw, c=jnp.zeros(ny), s_min=s_min)
 
 
-def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: int) -> eqx.Module:
-    """tanh MLP with a linear output layer, Glorot-uniform weights and zero biases; depth = 0
-    gives a single linear layer."""
+def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: int, scale: float = 1.0) -> eqx.Module:
+    """tanh MLP with a linear output layer, Glorot-uniform weights times ``scale`` in every layer
+    and zero biases; depth = 0 gives a single linear layer."""
     if depth == 0:
         model = eqx.nn.Linear(in_size, out_size, key=key)
     else:
@@ -142,7 +142,7 @@ def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: i
     linears = [leaf for leaf in jax.tree_util.tree_leaves(model, is_leaf=is_linear) if is_linear(leaf)]
     keys = jax.random.split(key, len(linears))
     new = [
-        eqx.tree_at(lambda l: (l.weight, l.bias), lin, (init(k, lin.weight.shape), jnp.zeros_like(lin.bias)))
+        eqx.tree_at(lambda l: (l.weight, l.bias), lin, (scale * init(k, lin.weight.shape), jnp.zeros_like(lin.bias)))
         for k, lin in zip(keys, linears)
     ]
     return eqx.tree_at(
@@ -247,6 +247,8 @@ def init_physical_reservoir(
     dynamics: str = "physres",
     base_angle: float = UPRIGHT,
     map_bases: str = "orthogonal",
+    controller_init_scale: float = 1.0,
+    robot_draw: str = "per_segment",
 ) -> PhysicalReservoir:
     """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
     E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
@@ -264,6 +266,10 @@ def init_physical_reservoir(
     - `map_bases`: "free" (U and V trained as free matrices, the thesis code's) or "orthogonal"
       (kept orthogonal; the default here so that checkpoints written before the choice existed
       rebuild as they were trained).
+    - `controller_init_scale`: the factor on the controllers' Glorot weights (the thesis code's
+      `scale_init`).
+    - `robot_draw`: "per_segment" (every segment drawn on its own) or "shared" (one theta_rob
+      for every segment and robot); see physres.robot.sample_robots.
     - `gravity`: (g_x, g_y) in the robots' plane (world frame), m / s^2.
     - `base_angle`: the robots' fixed base angle in the world frame, rad (pi / 2: the rest
       direction is the world's +y, soromox's upright mounting).
@@ -279,11 +285,21 @@ def init_physical_reservoir(
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
     return PhysicalReservoir(
         robots=sample_robots(
-            k_rob, n_robots, n_pcs, init_ranges, minimum_fraction, gravity, coriolis, gauss_points, dynamics, base_angle
+            k_rob,
+            n_robots,
+            n_pcs,
+            init_ranges,
+            minimum_fraction,
+            gravity,
+            coriolis,
+            gauss_points,
+            dynamics,
+            base_angle,
+            robot_draw,
         ),
         map=init_map(k_map, ny, sigma, s_min, map_bases),
-        feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth),
-        feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth),
+        feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth, controller_init_scale),
+        feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth, controller_init_scale),
     )
 
 
