@@ -125,6 +125,16 @@ def test_map_bases_are_free_and_the_orthogonal_ones_an_overlay():
     assert "pretrain.map_bases: 'polar' is not allowed (allowed: free, orthogonal)" in message
 
 
+def test_controller_init_scale_is_the_thesis_codes_and_plain_glorot_an_overlay():
+    default = load_config()["pretrain"]
+    assert default["controller_init_scale"] == 0.001
+    previous = load_config("workflow/configs/previous/controller_glorot.yaml")["pretrain"]
+    assert previous == default | {"controller_init_scale": 1.0}
+    assert "pretrain.controller_init_scale: 0 is less than or equal to the minimum of 0" in broken(
+        lambda c: c["pretrain"].update(controller_init_scale=0)
+    )
+
+
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
     message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
     assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message

@@ -184,6 +184,10 @@ def test_glorot_initialisation():
         assert np.all(np.abs(layer.weight) <= bound) and np.abs(layer.weight).max() > 0.8 * bound
         assert np.all(layer.bias == 0)
     assert mlp.activation is jnp.tanh
+    scaled = glorot_mlp(jax.random.PRNGKey(0), 12, 6, 64, 2, scale=1e-3)  # the thesis code's scale_init
+    for layer, plain in zip(scaled.layers, mlp.layers):
+        np.testing.assert_allclose(layer.weight, 1e-3 * plain.weight, rtol=1e-15)
+        assert np.all(layer.bias == 0)
 
 
 def test_simplified_controller_shapes():
