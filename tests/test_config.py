@@ -135,6 +135,15 @@ def test_controller_init_scale_is_the_thesis_codes_and_plain_glorot_an_overlay()
     )
 
 
+def test_pretraining_robots_drawn_shared_and_per_segment_an_overlay():
+    default = load_config()["robot"]
+    assert default["init_draw"] == "shared"
+    previous = load_config("workflow/configs/previous/robot_init_per_segment.yaml")["robot"]
+    assert previous == default | {"init_draw": "per_segment"}
+    message = broken(lambda c: c["robot"].update(init_draw="per_robot"))
+    assert "robot.init_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message
+
+
 def test_unoptimized_robot_draw_and_ranges_name_key_and_allowed_values():
     message = broken(lambda c: c["benchmark"]["unoptimized"].update(robot_draw="per_robot"))
     assert "benchmark.unoptimized.robot_draw: 'per_robot' is not allowed (allowed: per_segment, shared)" in message
