@@ -213,7 +213,7 @@ def main(argv=None) -> None:
         "--map-bases",
         default=paper_config()["pretrain"]["map_bases"],
         choices=["free", "orthogonal"],
-        help="the map's U and V (config.yaml's pretrain.map_bases; orthogonal before 2026-11-27 22:15)",
+        help="the map's U and V (config.yaml's pretrain.map_bases; orthogonal before 2026-11-27 22:10)",
     )
     parser.add_argument("--float32", action="store_true")
     parser.add_argument(
