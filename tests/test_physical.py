@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import yaml
 
-from physres.physical import glorot_mlp, init_map, init_physical_reservoir, init_unoptimized_reservoir, parameter_groups
+from physres.affine_map import init_map
+from physres.physical import glorot_mlp, init_physical_reservoir, init_unoptimized_reservoir, parameter_groups
 from physres.robot import PARAMETER_NAMES, pcs_robot, robot_acceleration, sample_robots
 from physres.simulate import physical_rollout
 

@@ -24,9 +24,10 @@ import numpy as np
 import optax
 from tqdm.auto import tqdm
 
+from physres.affine_map import OrthogonalAffineMap
 from physres.io import atomic_path, to_builtin
 from physres.names import MODES
-from physres.physical import OrthogonalAffineMap, PhysicalReservoir, unstack_model
+from physres.physical import PhysicalReservoir, unstack_model
 from physres.specs import Schedule
 
 Batch = dict[str, jax.Array]  # y, ydot, u, yddot: (n, ...)

@@ -30,6 +30,7 @@ import soromox as sx
 from jaxtyping import Array, Float
 
 from physres import pcs
+from physres.softplus import softplus_inverse
 
 DYNAMICS = ("physres", "physres_compact", "soromox")
 PARAMETER_NAMES = (
@@ -43,12 +44,6 @@ PARAMETER_NAMES = (
     "damping_shear",
 )
 REST_STRAIN = (0.0, 1.0, 0.0)
-
-
-def softplus_inverse(x: np.ndarray) -> np.ndarray:
-    """Inverse of log(1 + e^z), stable for large and small x > 0."""
-    x = np.asarray(x, np.float64)
-    return x + np.log(-np.expm1(-x))
 
 
 SOROMOX_GAUSS_POINTS = 5  # soromox's default quadrature per segment (PlanarPCSStructure)

@@ -20,8 +20,8 @@ from physres.data import Split, TaskData
 from physres.names import NOISE_KINDS
 from physres.noise import RolloutNoise
 from physres.readout import score_activations
-from physres.robot import softplus_inverse
 from physres.seeding import jax_key_for, rng_for
+from physres.softplus import softplus_inverse
 
 
 def mismatch_z(study_seed: int, task: str, ny: int, reservoir_seed: int, draw: int, shape: tuple) -> np.ndarray:
