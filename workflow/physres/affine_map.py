@@ -45,7 +45,9 @@ class AbstractAffineMap(eqx.Module):
         return A, jnp.linalg.inv(A)
 
     def matrix(self) -> Float[Array, "ny ny"]:
-        return self.matrices()[0]
+        """A alone: phi needs no inverse."""
+        U, s, V = self.factors()
+        return (U * s) @ V.T
 
     def inverse_matrix(self) -> Float[Array, "ny ny"]:
         return self.matrices()[1]
