@@ -15,7 +15,7 @@ import equinox as eqx
 import jax
 
 from physres.names import TUNINGS
-from physres.physical import CONTROLLERS, PhysicalReservoir, glorot_mlp
+from physres.physical import CONTROLLERS, PhysicalReservoir, controller_scale, glorot_mlp
 from physres.pretrain import trainable
 
 
@@ -29,7 +29,9 @@ def reuse_reservoir(
     if architecture["nu"] == target_nu:
         return source, architecture
     (width, depth), _ = CONTROLLERS[architecture["controller"]]
-    scale = architecture.get("controller_init_scale", 1.0)  # checkpoints before the key: plain Glorot
+    scale = controller_scale(  # checkpoints before the keys: plain Glorot, one scale
+        depth, architecture.get("controller_init_scale", 1.0), architecture.get("linear_controller_init_scale")
+    )
     feedforward = glorot_mlp(key, target_nu, architecture["ny"], width, depth, scale)
     return eqx.tree_at(lambda m: m.feedforward, source, feedforward), {**architecture, "nu": target_nu}
 

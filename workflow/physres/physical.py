@@ -47,6 +47,13 @@ def glorot_mlp(key: jax.Array, in_size: int, out_size: int, width: int, depth: i
     )
 
 
+def controller_scale(depth: int, scale: float, linear_scale: float | None = None) -> float:
+    """The factor on the Glorot weights of a controller of ``depth`` hidden layers: ``scale``, or
+    ``linear_scale`` for one without hidden layers (None: ``scale``), as the thesis code sets
+    them apart."""
+    return scale if depth > 0 or linear_scale is None else linear_scale
+
+
 CONTROLLERS = {
     # name: (feedforward width, depth), (feedback width, depth)
     "full": ((64, 2), (64, 2)),
@@ -146,10 +153,11 @@ def init_physical_reservoir(
     map_bases: str = "orthogonal",
     controller_init_scale: float = 1.0,
     robot_draw: str = "per_segment",
+    linear_controller_init_scale: float | None = None,
 ) -> PhysicalReservoir:
     """theta = {theta_rob, theta_map, theta_contr} of one start (paper, Sec. 4.1 and supplementary
     E): N robots of n_pcs segments drawn in ``init_ranges``, the map at c = 0 and Sigma = sigma I,
-    Glorot controllers of the ``controller`` architecture (see CONTROLLERS).
+    Glorot controllers of the ``controller`` architecture (see CONTROLLERS, controller_scale).
 
     **Arguments:**
 
@@ -163,8 +171,10 @@ def init_physical_reservoir(
     - `map_bases`: "free" (U and V trained as free matrices, the thesis code's) or "orthogonal"
       (kept orthogonal; the default here so that checkpoints written before the choice existed
       rebuild as they were trained).
-    - `controller_init_scale`: the factor on the controllers' Glorot weights (the thesis code's
-      `scale_init`).
+    - `controller_init_scale`: the factor on the Glorot weights of the controllers with hidden
+      layers (the thesis code's `scale_init`).
+    - `linear_controller_init_scale`: the same for a controller without hidden layers (the
+      simplified feedforward); None: `controller_init_scale`.
     - `robot_draw`: "per_segment" (every segment drawn on its own) or "shared" (one theta_rob
       for every segment and robot); see physres.robot.sample_robots.
     - `gravity`: (g_x, g_y) in the robots' plane (world frame), m / s^2.
@@ -180,6 +190,9 @@ def init_physical_reservoir(
     """
     k_rob, k_map, k_ff, k_fb = jax.random.split(key, 4)
     (ff_width, ff_depth), (fb_width, fb_depth) = CONTROLLERS[controller]
+    ff_scale, fb_scale = (
+        controller_scale(depth, controller_init_scale, linear_controller_init_scale) for depth in (ff_depth, fb_depth)
+    )
     return PhysicalReservoir(
         robots=sample_robots(
             k_rob,
@@ -195,8 +208,8 @@ def init_physical_reservoir(
             robot_draw,
         ),
         map=init_map(k_map, ny, sigma, s_min, map_bases),
-        feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth, controller_init_scale),
-        feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth, controller_init_scale),
+        feedforward=glorot_mlp(k_ff, nu, ny, ff_width, ff_depth, ff_scale),
+        feedback=glorot_mlp(k_fb, 2 * ny, ny, fb_width, fb_depth, fb_scale),
     )
 
 

@@ -44,7 +44,7 @@ class Spec:
 class Architecture(Spec):
     """The keyword arguments of physres.physical.init_physical_reservoir for one (task, ny):
     N = n_robots robots of n_pcs PCS segments (3 * N * n_pcs = ny strains), the task's n_u, the
-    initial theta_rob ranges and draw, the controllers' architecture and initial scale, the map's
+    initial theta_rob ranges and draw, the controllers' architecture and initial scales, the map's
     initial sigma, s_min and bases, and the robots' model and surroundings (gravity in the world
     frame, base angle in rad, Coriolis terms, theta_min's fraction, Gauss points, implementation)."""
 
@@ -58,6 +58,7 @@ class Architecture(Spec):
     s_min: float
     map_bases: str
     controller_init_scale: float
+    linear_controller_init_scale: float
     robot_draw: str
     gravity: list
     base_angle: float
@@ -130,6 +131,7 @@ def architecture_spec(config: dict, task: str, ny: int | str, controller: str | 
         s_min=pretrain["map_s_min"],
         map_bases=pretrain["map_bases"],
         controller_init_scale=pretrain["controller_init_scale"],
+        linear_controller_init_scale=pretrain["linear_controller_init_scale"],
         robot_draw=config["robot"]["init_draw"],
         **robot_environment(config),
     )
