@@ -129,9 +129,19 @@ def test_controller_init_scale_is_the_thesis_codes_and_plain_glorot_an_overlay()
     default = load_config()["pretrain"]
     assert default["controller_init_scale"] == 0.001
     previous = load_config("workflow/configs/previous/controller_glorot.yaml")["pretrain"]
-    assert previous == default | {"controller_init_scale": 1.0}
+    assert previous == default | {"controller_init_scale": 1.0, "linear_controller_init_scale": 1.0}
     assert "pretrain.controller_init_scale: 0 is less than or equal to the minimum of 0" in broken(
         lambda c: c["pretrain"].update(controller_init_scale=0)
+    )
+
+
+def test_linear_controller_init_scale_is_the_thesis_codes_and_the_mlps_an_overlay():
+    default = load_config()["pretrain"]
+    assert default["linear_controller_init_scale"] == 1e-5
+    previous = load_config("workflow/configs/previous/linear_controller_scale.yaml")["pretrain"]
+    assert previous == default | {"linear_controller_init_scale": 0.001}
+    assert "pretrain.linear_controller_init_scale: -1 is less than or equal to the minimum of 0" in broken(
+        lambda c: c["pretrain"].update(linear_controller_init_scale=-1)
     )
 
 

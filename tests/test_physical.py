@@ -197,6 +197,21 @@ def test_simplified_controller_shapes():
     assert [l.weight.shape for l in model.feedback.layers] == [(16, 18), (9, 16)]
 
 
+def test_linear_controllers_take_their_own_initial_scale():
+    """The thesis code scales a controller without hidden layers by 1e-5, its MLPs by 1e-3."""
+    key = jax.random.PRNGKey(0)
+    build = lambda **scales: init_physical_reservoir(  # noqa: E731
+        key, 9, 5, 3, 1, RANGES, controller="simplified", gauss_points=3, controller_init_scale=1e-3, **scales
+    )
+    plain = init_physical_reservoir(key, 9, 5, 3, 1, RANGES, controller="simplified", gauss_points=3)
+    split, same = build(linear_controller_init_scale=1e-5), build()
+    np.testing.assert_allclose(split.feedforward.weight, 1e-5 * plain.feedforward.weight, rtol=1e-15)
+    np.testing.assert_allclose(same.feedforward.weight, 1e-3 * plain.feedforward.weight, rtol=1e-15)
+    for model in (split, same):  # the 1 x 16 feedback MLP keeps the MLPs' scale
+        for layer, reference in zip(model.feedback.layers, plain.feedback.layers):
+            np.testing.assert_allclose(layer.weight, 1e-3 * reference.weight, rtol=1e-15)
+
+
 def test_gradients_finite_for_every_parameter_group(rng):
     """Every group of pretraining's parameters gets a finite, nonzero gradient of a loss on y''_hat.
     The kernel's compact form: the unrolled form's gradient is held to soromox's in test_pcs."""
