@@ -59,9 +59,11 @@ kernel alone, e.g. on a GPU, where soromox's path needs its optional warp-lang e
 from __future__ import annotations
 
 import argparse
+import collections
 import copy
 import dataclasses
 import functools
+import re
 import time
 from pathlib import Path
 
@@ -145,6 +147,16 @@ def compiled_flops(fn, *args) -> float:
     """XLA's count of the floating-point operations of fn(*args) as compiled (transcendentals such
     as sin, cos and tanh are counted apart and left out)."""
     return float(xla_cost(fn, *args)["flops"])
+
+
+def entry_fusions(compiled) -> collections.Counter:
+    """The fusions of a compiled program's entry computation by XLA's kind ("Loop", "Custom": a
+    library call such as YNNPACK's reduction, ...). On a CPU each is one call of its own, so at a
+    small batch their number, not their arithmetic, sets the run time."""
+    text = compiled.as_text()
+    entry = text[text.index("\nENTRY") :]
+    entry = entry[: entry.index("\n}")]
+    return collections.Counter(re.findall(r"\bfusion\(.*?\), kind=k(\w+)", entry))
 
 
 def fraction_of_peak(what: str, flops: float, seconds: float, peak: float, label: str = CORE_PEAK) -> str:
@@ -599,7 +611,8 @@ def quadrature_benchmark(args) -> None:
 def kernel_forms_benchmark(args) -> None:
     """The fused kernel's two forms (robot.dynamics "physres", unrolled where it applies, and
     "physres_compact", the array form): compile time and run time of Q'' and of its gradient with
-    respect to (theta_rob, Q, Q'), what a pretraining step differentiates."""
+    respect to (theta_rob, Q, Q'), what a pretraining step differentiates, and how many fusions
+    (calls) XLA compiled each into."""
     rng = np.random.default_rng(0)
     theta = sample_robots(jax.random.PRNGKey(0), args.n_robots, args.n_pcs, init_ranges()).theta()
     Q, Qd, T, weights = (jnp.asarray(rng.normal(size=(args.states, args.ny)) * s) for s in (0.1, 1.0, 1e-4, 1.0))
@@ -620,7 +633,12 @@ def kernel_forms_benchmark(args) -> None:
             compile_s = time.perf_counter() - start
             run_s = best_time(lambda: jax.block_until_ready(compiled(theta, Q, Qd)), 5)
             measured[form, what] = compile_s, run_s
-            print(f"  {form:16s} {what:8s} compile {compile_s:7.2f} s   run {run_s / args.states * 1e6:9.3f} us")
+            fusions = entry_fusions(compiled)
+            kinds = ", ".join(f"{count} {kind.lower()}" for kind, count in sorted(fusions.items()))
+            print(
+                f"  {form:16s} {what:8s} compile {compile_s:7.2f} s   run {run_s / args.states * 1e6:9.3f} us"
+                f"   {sum(fusions.values())} fusions ({kinds})"
+            )
     for what in ("forward", "gradient"):
         (c_u, r_u), (c_c, r_c) = measured["physres", what], measured["physres_compact", what]
         print(f"  compact / unrolled, {what}: compile {c_c / c_u:.2f}x, run {r_c / r_u:.2f}x")

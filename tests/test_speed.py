@@ -1,6 +1,7 @@
 """The benchmark script runs every part on tiny sizes and prints what the README quotes (the
 timings themselves are benchmarks, not tests)."""
 
+import collections
 import re
 
 import pytest
@@ -61,7 +62,7 @@ TINY = [
         ("rollout --no-soromox", ["physres ", "physres float32", "rollout substep (physres):"]),
         ("step", ["seed 0:", "speed-up"]),
         ("quadrature", ["|kappa L| <= 3.14 rad: 2 points"]),
-        ("forms", ["physres_compact  gradient compile", "compact / unrolled, gradient: compile"]),
+        ("forms", ["physres_compact  gradient compile", "compact / unrolled, gradient: compile", " fusions ("]),
         ("chunks", ["max |difference| from the whole batch, by chunk size: 1:", "unoptimized: each seed alone"]),
     ],
 )
@@ -74,6 +75,19 @@ def test_every_part_runs_and_reports(capsys, part, expected):
     assert not re.search(r"\bnan\b", out)
     if "--no-soromox" in part:  # the kernel alone, as on a GPU without soromox's warp executor
         assert "soromox" not in out, out
+
+
+def test_entry_fusions_counts_the_programs_calls():
+    """Two reductions of one input over different axes cannot share a loop: at least two fusions,
+    every one of a named kind; a program of one elementwise op compiles to one loop fusion."""
+    import jax
+    import jax.numpy as jnp
+
+    x = jnp.ones((8, 16))
+    two = bench.entry_fusions(jax.jit(lambda x: (jnp.sin(x).sum(0), jnp.cos(x).sum(1))).lower(x).compile())
+    assert sum(two.values()) >= 2 and all(kind.isalpha() for kind in two), two
+    one = bench.entry_fusions(jax.jit(lambda x: jnp.sin(x) * 2 + 1).lower(x).compile())
+    assert one == collections.Counter({"Loop": 1}), one
 
 
 def test_compiled_flops_counts_a_matrix_product():
