@@ -346,6 +346,13 @@ def _unrolled_nodes(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gaus
 def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
     """q'' without Coriolis terms as a list over the 3 n coordinates of arrays (*P, B), from the
     unrolled nodes."""
+    B, force = _unrolled_system(theta, q, qdot, tau, gravity, gauss_points)
+    return cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
+
+
+def _unrolled_system(theta, q, qdot, tau, gravity, gauss_points: int):
+    """B(q) as a dict over (a, b), a >= b, and the forces K q + D q' + G(q) - tau as a list, over
+    the 3 n coordinates, of arrays (*P, B), from the unrolled nodes: q'' = -B^-1 force."""
     L, rho_area, rho_inertia, stiffness, damping = segment_constants(theta)
     _, weights = gauss_legendre(gauss_points)
     n = q.shape[-3]
@@ -383,7 +390,7 @@ def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
             for a in range(m):
                 if node["J_px"][a] is not None:
                     force[a] = force[a] - w_lin[i][g] * (node["J_px"][a] * gravity[0] + node["J_py"][a] * gravity[1])
-    return cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
+    return B, force
 
 
 def accelerations(
