@@ -213,6 +213,31 @@ def test_gradients_match_soromox(rng, n_pcs, coriolis):
         assert relative_error(g_ours, g_theirs) < 1e-10, name
 
 
+@pytest.mark.parametrize("n_pcs", [1, 2])
+def test_implicit_gradient_is_the_differentiated_assembly(rng, n_pcs):
+    """The unrolled kernel's custom VJP (implicit function theorem) against reverse mode through
+    the array form's assembly and solve, for theta_rob, Q, Q' and T, with gravity along the
+    robots (config.yaml's): for two starts vmapped as pretraining stacks them, and with theta_rob
+    not differentiated (theta_rob fixed)."""
+    gauss_points = 3
+    thetas = jnp.stack([robots_theta(n_pcs, seed=20 + n_pcs), robots_theta(n_pcs, seed=30 + n_pcs)])
+    Q, Qdot, T = random_states(rng, thetas[0])
+    weights = jnp.asarray(rng.normal(size=Q.shape))
+
+    def gradient(unrolled, argnums):
+        def projection(theta, Q, Qdot, T):
+            qddot = pcs.accelerations(theta, Q, Qdot, T, HANGING_GRAVITY, gauss_points, unrolled=unrolled)
+            return jnp.sum(weights * qddot)
+
+        return jax.jit(jax.vmap(jax.grad(projection, argnums=argnums), in_axes=(0, None, None, None)))
+
+    for argnums, names in (((0, 1, 2, 3), ("theta_rob", "Q", "Q'", "T")), ((1, 2, 3), ("Q", "Q'", "T"))):
+        implicit, differentiated = (gradient(unrolled, argnums)(thetas, Q, Qdot, T) for unrolled in (True, False))
+        for name, ours, reference in zip(names, implicit, differentiated):
+            assert np.all(np.isfinite(ours)), name
+            assert relative_error(ours, reference) < 1e-10, name
+
+
 def test_quadrature_is_soromox_gauss_legendre():
     """soromox's nodes and weights integrate polynomials of degree 2 G - 1 on [0, 1], but only
     to ~2e-7: its Newton iteration stops at float32 precision (3 nodes: weights sum to

@@ -20,8 +20,9 @@ Acceleration = Callable[[Float[Array, " ny"], Float[Array, " ny"], Float[Array, 
 
 
 def acceleration_jacobians(f: Acceleration, y, ydot, u) -> tuple[Float[Array, "ny ny"], Float[Array, "ny ny"]]:
-    """(df/dy, df/dy') at one state (y, y', u)."""
-    return jax.jacfwd(f, argnums=(0, 1))(y, ydot, u)
+    """(df/dy, df/dy') at one state (y, y', u), in reverse mode (the robot kernel's gradient
+    is a custom VJP: physres.pcs)."""
+    return jax.jacrev(f, argnums=(0, 1))(y, ydot, u)
 
 
 def closed_loop_matrix(f: Acceleration, y, ydot, u) -> Float[Array, "2ny 2ny"]:

@@ -343,11 +343,73 @@ def _unrolled_nodes(L: Float[Array, "*P n 1"], q: Float[Array, "*P n 3 B"], gaus
     return nodes
 
 
+@functools.partial(jax.custom_vjp, nondiff_argnums=(4, 5))
 def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
     """q'' without Coriolis terms as a list over the 3 n coordinates of arrays (*P, B), from the
-    unrolled nodes."""
+    unrolled nodes.
+
+    Its gradient is the implicit function theorem's, not the assembly's differentiated: q''
+    solves R = B(q) q'' + K q + D q' + G(q) = tau, so for a cotangent c of q'', lambda = B^-1 c
+    is tau's cotangent and (theta_rob, q, q')'s are minus the gradient of lambda . R at fixed
+    lambda and q''. That product needs the nodes' Jacobian rows times two vectors, never the
+    3n x 3n matrix B, whose differentiated assembly XLA's CPU backend compiles into loops that
+    recompute shared products at pretraining's small batches (docs/performance.md, "Why a step
+    at batch 64 costs what it does"). Reverse mode only (jax.custom_vjp): no jvp or jacfwd."""
     B, force = _unrolled_system(theta, q, qdot, tau, gravity, gauss_points)
     return cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
+
+
+def _unrolled_accelerations_forward(theta, q, qdot, tau, gravity, gauss_points):
+    B, force = _unrolled_system(theta, q, qdot, tau, gravity, gauss_points)
+    qddot = cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
+    return qddot, (theta, q, qdot, B, qddot)
+
+
+def _unrolled_accelerations_backward(gravity, gauss_points, residuals, cotangent):
+    theta, q, qdot, B, qddot = residuals
+    lam = cholesky_solve(lambda i, j: B[i, j], list(cotangent))  # B is symmetric
+
+    def projected(theta, q, qdot):
+        return jnp.sum(_unrolled_projected_residual(theta, q, qdot, lam, qddot, gravity, gauss_points))
+
+    theta_bar, q_bar, qdot_bar = jax.grad(projected, argnums=(0, 1, 2))(theta, q, qdot)
+    n = q.shape[-3]
+    tau_bar = jnp.stack([jnp.stack(lam[3 * j : 3 * j + 3], axis=-2) for j in range(n)], axis=-3)
+    return -theta_bar, -q_bar, -qdot_bar, tau_bar
+
+
+_unrolled_accelerations.defvjp(_unrolled_accelerations_forward, _unrolled_accelerations_backward)
+
+
+def _row_times(row: list, v: list):
+    """sum over a of row[a] v[a], the entries of a Jacobian row that are not None."""
+    return sum((r * x for r, x in zip(row, v) if r is not None), 0.0)
+
+
+def _unrolled_projected_residual(theta, q, qdot, lam: list, qddot: list, gravity, gauss_points: int):
+    """lambda . (B(q) q'' + K q + D q' + G(q)) per state, (*P, B), for lambda and q'' given as
+    lists over the 3 n coordinates: B's quadratic form from the nodes' Jacobian rows."""
+    L, rho_area, rho_inertia, stiffness, damping = segment_constants(theta)
+    _, weights = gauss_legendre(gauss_points)
+    n = q.shape[-3]
+    total = sum(
+        (
+            lam[3 * j + c] * (stiffness[..., j, c, :] * q[..., j, c, :] + damping[..., j, c, :] * qdot[..., j, c, :])
+            for j in range(n)
+            for c in range(3)
+        ),
+        0.0,
+    )
+    for node in _unrolled_nodes(L, q, gauss_points):
+        i, g = node["i"], node["g"]
+        w = float(weights[g]) * L[..., i, :]
+        lam_px, lam_py = _row_times(node["J_px"], lam), _row_times(node["J_py"], lam)
+        rotation = _row_times(node["J_theta"], lam) * _row_times(node["J_theta"], qddot)
+        translation = lam_px * _row_times(node["J_px"], qddot) + lam_py * _row_times(node["J_py"], qddot)
+        total = total + w * (rho_inertia[..., i, :] * rotation + rho_area[..., i, :] * translation)
+        if gravity[0] != 0.0 or gravity[1] != 0.0:  # G = -sum over nodes of w rho A J_p^T g
+            total = total - w * rho_area[..., i, :] * (lam_px * gravity[0] + lam_py * gravity[1])
+    return total
 
 
 def _unrolled_system(theta, q, qdot, tau, gravity, gauss_points: int):
