@@ -17,7 +17,8 @@ is an unrolled Cholesky for the same reason (a batched LAPACK call per 6 x 6 mat
 Up to UNROLLED_UP_TO segments per robot and without Coriolis terms, every per-sample scalar is
 its own array over the batch (``_unrolled_accelerations``, the fast path); otherwise the nodes
 and coordinates are array axes (``node_kinematics``, ``inertia_and_forces``), which compile
-faster and give C q' by differentiating the node positions twice.
+faster and give C q' by differentiating the node positions twice. The fast path's gradient is a
+custom VJP by the implicit function theorem (``_unrolled_accelerations``).
 
 Kinematics of the node at local arc length s of segment i (phi_i = sum_{l<i} kappa_l L_l,
 p_i the segment's base, R the planar rotation)::
