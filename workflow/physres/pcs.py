@@ -356,8 +356,8 @@ def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
     3n x 3n matrix B, whose differentiated assembly XLA's CPU backend compiles into loops that
     recompute shared products at pretraining's small batches (docs/performance.md, "Why a step
     at batch 64 costs what it does"). Reverse mode only (jax.custom_vjp): no jvp or jacfwd."""
-    B, force = _unrolled_system(theta, q, qdot, tau, gravity, gauss_points)
-    return cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
+    qddot, _ = _unrolled_accelerations_forward(theta, q, qdot, tau, gravity, gauss_points)
+    return qddot
 
 
 def _unrolled_accelerations_forward(theta, q, qdot, tau, gravity, gauss_points):
