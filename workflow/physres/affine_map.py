@@ -40,8 +40,7 @@ class AbstractAffineMap(eqx.Module):
 
     def matrices(self) -> tuple[Float[Array, "ny ny"], Float[Array, "ny ny"]]:
         """A and A^-1 from one evaluation of the factors."""
-        U, s, V = self.factors()
-        A = (U * s) @ V.T
+        A = self.matrix()
         return A, jnp.linalg.inv(A)
 
     def matrix(self) -> Float[Array, "ny ny"]:

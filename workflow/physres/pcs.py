@@ -270,12 +270,22 @@ def cholesky_solve(entry, rhs: list) -> list:
     """x with B x = rhs for symmetric positive definite B (m x m), unrolled over its entries:
     ``entry(i, j)`` (i >= j) and every rhs[i] are arrays over the batch, so that every operation
     runs over the contiguous batch axis. Returns x as a list of m such arrays."""
-    m = len(rhs)
+    return cholesky_substitute(cholesky_factor(entry, len(rhs)), rhs)
+
+
+def cholesky_factor(entry, m: int) -> dict:
+    """B's Cholesky factor C (B = C C^T) as a dict over (i, j), i >= j, unrolled as cholesky_solve."""
     chol = {}
     for j in range(m):
         chol[j, j] = jnp.sqrt(entry(j, j) - sum((chol[j, k] ** 2 for k in range(j)), 0.0))
         for i in range(j + 1, m):
             chol[i, j] = (entry(i, j) - sum((chol[i, k] * chol[j, k] for k in range(j)), 0.0)) / chol[j, j]
+    return chol
+
+
+def cholesky_substitute(chol: dict, rhs: list) -> list:
+    """x with C C^T x = rhs for a Cholesky factor from cholesky_factor: two substitutions."""
+    m = len(rhs)
     z = []
     for i in range(m):
         z.append((rhs[i] - sum((chol[i, k] * z[k] for k in range(i)), 0.0)) / chol[i, i])
@@ -362,20 +372,20 @@ def _unrolled_accelerations(theta, q, qdot, tau, gravity, gauss_points: int):
 
 def _unrolled_accelerations_forward(theta, q, qdot, tau, gravity, gauss_points):
     B, force = _unrolled_system(theta, q, qdot, tau, gravity, gauss_points)
-    qddot = cholesky_solve(lambda i, j: B[i, j], [-f for f in force])
-    return qddot, (theta, q, qdot, B, qddot)
+    chol = cholesky_factor(lambda i, j: B[i, j], len(force))
+    qddot = cholesky_substitute(chol, [-f for f in force])
+    return qddot, (theta, q, qdot, chol, qddot)
 
 
 def _unrolled_accelerations_backward(gravity, gauss_points, residuals, cotangent):
-    theta, q, qdot, B, qddot = residuals
-    lam = cholesky_solve(lambda i, j: B[i, j], list(cotangent))  # B is symmetric
+    theta, q, qdot, chol, qddot = residuals
+    lam = cholesky_substitute(chol, list(cotangent))  # B is symmetric: B^-T c = B^-1 c
 
     def projected(theta, q, qdot):
         return jnp.sum(_unrolled_projected_residual(theta, q, qdot, lam, qddot, gravity, gauss_points))
 
     theta_bar, q_bar, qdot_bar = jax.grad(projected, argnums=(0, 1, 2))(theta, q, qdot)
-    n = q.shape[-3]
-    tau_bar = jnp.stack([jnp.stack(lam[3 * j : 3 * j + 3], axis=-2) for j in range(n)], axis=-3)
+    tau_bar = jnp.stack(lam, axis=-2).reshape(q.shape)  # (*P, 3 n, B) -> (*P, n, 3, B)
     return -theta_bar, -q_bar, -qdot_bar, tau_bar
 
 
