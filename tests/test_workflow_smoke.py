@@ -272,6 +272,33 @@ def test_partial_tables_of_a_run_under_way(smoke_run, tmp_path, capsys):
     assert cells[("mackey_glass", "6", "ron", "nrmse")] == [f"{ron['target']:.4g}", f"{ron['paper_mean']:.4g}"]
 
 
+@pytest.mark.smoke
+def test_partial_tables_leave_out_what_snakemake_would_remake(smoke_run, tmp_path, capsys):
+    """Given the run's working directory, tools/partial_tables.py leaves out the scores that
+    Snakemake would remake: after a change of the unoptimized encoding, exactly the scores of the
+    unoptimized draws (and of the tuned baseline, which tunes them), each named with its reason;
+    with nothing changed, nothing."""
+    from tools import partial_tables
+
+    workdir, _ = smoke_run
+    smoke = ["--configfile", str(ROOT / "workflow/configs/smoke.yaml")]
+    partial_tables.main(["smoke", "--workdir", str(workdir), *smoke])
+    assert "Left out" not in capsys.readouterr().out
+
+    overlay = tmp_path / "encoding.yaml"
+    overlay.write_text("benchmark:\n  unoptimized:\n    torque_scale: 0.5\n")
+    partial_tables.main(["smoke", "--workdir", str(workdir), *smoke, str(overlay)])
+    out = capsys.readouterr().out
+    left_out = re.findall(r"^- (\S+): (.+)$", out, flags=re.M)
+    scores = sorted(p.relative_to(workdir / "results/smoke") for p in workdir.glob("results/smoke/scores/*/*/*.json"))
+    unoptimized = [str(path) for path in scores if path.name.startswith("unoptimized")]
+    assert sorted(path for path, _ in left_out) == unoptimized and unoptimized
+    assert all(reason == "an input is to be remade" for _, reason in left_out), left_out
+    table2 = out.split("## Table 2")[1].split("## Summary")[0]
+    variants = {row[2] for row in markdown_cells(table2)}
+    assert "unoptimized" not in variants and "pretrained" in variants
+
+
 def copy_results(done: Path, under_way: Path, patterns: list[str]) -> None:
     """Copy the files of a finished run's results that match some glob patterns into another
     results folder, as a run under way would have them so far."""

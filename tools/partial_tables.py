@@ -6,12 +6,18 @@ pretrained score). Reads results/<run>/pretrain/*/ny*/*/evaluation.json,
 results/<run>/scores/*/ny*/*.json and the RON selections with the workflow's own table functions;
 prints markdown on stdout.
 
-    python tools/partial_tables.py paper --results /work/runs/paper/results
+Given the run's working directory (--workdir), it leaves out every file that Snakemake would
+remake there (`snakemake --summary`: its plan is not "no update", e.g. a score of an earlier
+draw whose params have changed since, or one whose inputs are to be remade), and says which:
+
+    python tools/partial_tables.py paper --workdir /work/runs/paper
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -33,9 +39,37 @@ def mean_std(mean: float, std: float, n_diverged: int = 0) -> str:
     return text + "*" * int(n_diverged or 0)
 
 
-def partial_pretraining(results: Path, config: dict) -> pd.DataFrame | None:
-    """Table 1's rows of the (task, ny, mode) whose evaluation exists; None if none does."""
-    paths = sorted(results.glob("pretrain/*/ny*/*/evaluation.json"))
+def outdated_outputs(workdir: Path, configfiles: list[Path] = ()) -> dict[Path, str]:
+    """Every output that Snakemake would remake in a run's working directory, with why ("params
+    changed", "set of input files changed", "an input is to be remade", ...): the rows of
+    `snakemake --summary` whose plan is not "no update". Absolute paths."""
+    cmd = [sys.executable, "-m", "snakemake", "--nolock", "--summary"]
+    cmd += ["--configfile", *map(str, configfiles)] if configfiles else []
+    result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"snakemake --summary failed in {workdir}:\n{result.stderr[-2000:]}")
+    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    header = next(i for i, row in enumerate(rows) if row[:1] == ["output_file"])
+    columns = rows[header]
+    file, status, plan = (columns.index(name) for name in ("output_file", "status", "plan"))
+    return {
+        (workdir / row[file]).resolve(): "an input is to be remade" if row[status] == "ok" else row[status]
+        for row in rows[header + 1 :]
+        if len(row) == len(columns) and row[plan] != "no update"
+    }
+
+
+TABLE_INPUTS = ("pretrain/*/ny*/*/evaluation.json", "scores/*/ny*/*.json", "reference/*/ny*/selection.json")
+
+
+def current(paths: list[Path], outdated: dict[Path, str] | None) -> list[Path]:
+    """The paths that are not outdated (``outdated``: outdated_outputs'), in their order."""
+    return [path for path in paths if path.resolve() not in (outdated or {})]
+
+
+def partial_pretraining(results: Path, config: dict, outdated: dict[Path, str] | None = None) -> pd.DataFrame | None:
+    """Table 1's rows of the (task, ny, mode) whose evaluation exists and is current; None if none does."""
+    paths = current(sorted(results.glob(TABLE_INPUTS[0])), outdated)
     if not paths:
         return None
     scores = pretraining_scores(read_json(path, rule="evaluate_pretraining") for path in paths)
@@ -55,13 +89,16 @@ def partial_pretraining(results: Path, config: dict) -> pd.DataFrame | None:
     )
 
 
-def scores_so_far(results: Path, config: dict) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """The per-seed scores that exist and Table 2 of them (benchmark_table); None if none does."""
-    paths = sorted(results.glob("scores/*/ny*/*.json"))
+def scores_so_far(
+    results: Path, config: dict, outdated: dict[Path, str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The per-seed scores that exist and are current, and Table 2 of them (benchmark_table);
+    None if none does."""
+    paths = current(sorted(results.glob(TABLE_INPUTS[1])), outdated)
     if not paths:
         return None
     scores = load_scores(paths)
-    selections = load_selections(sorted(results.glob("reference/*/ny*/selection.json")))
+    selections = load_selections(current(sorted(results.glob(TABLE_INPUTS[2])), outdated))
     return scores, benchmark_table(scores, selections, config["benchmark"]["paper"])
 
 
@@ -100,14 +137,25 @@ def partial_benchmark(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.Data
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="the run's name (config key run:), e.g. paper")
-    parser.add_argument("--results", type=Path, default=Path("results"), help="the results folder")
+    parser.add_argument("--results", type=Path, help="the results folder (default: results, or the workdir's)")
     parser.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="where the paper's values are")
+    parser.add_argument(
+        "--workdir", type=Path, help="the run's working directory: leave out what Snakemake would remake"
+    )
+    parser.add_argument(
+        "--configfile", type=Path, nargs="+", default=[], help="the run's config files (with --workdir)"
+    )
     args = parser.parse_args(argv)
     config = yaml.safe_load(args.config.read_text())
-    results = args.results / args.run
-    done = scores_so_far(results, config)  # read once, for Table 2 and the summary
+    results = (args.results or (args.workdir / "results" if args.workdir else Path("results"))) / args.run
+    outdated = outdated_outputs(args.workdir, args.configfile) if args.workdir else {}
+    stale = sorted(path for pattern in TABLE_INPUTS for path in results.glob(pattern) if path.resolve() in outdated)
+    if stale:
+        print(f"Left out, to be remade by Snakemake ({len(stale)} files):\n")
+        print("\n".join(f"- {path.relative_to(results)}: {outdated[path.resolve()]}" for path in stale) + "\n")
+    done = scores_so_far(results, config, outdated)  # read once, for Table 2 and the summary
     for title, table in (
-        ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config)),
+        ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config, outdated)),
         ("Table 2 (PRC benchmark), the cells done so far", partial_benchmark(done)),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
     ):
