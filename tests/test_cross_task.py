@@ -110,15 +110,21 @@ def test_feedforward_retuning_changes_only_the_feedforward_controller():
     data = small_dataset(m=200)
     models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (0, 1)])
     schedule = Schedule(
-        epochs=3, warmup_epochs=1, learning_rate=3e-2, final_learning_rate=1e-4, batch_size=40, clip_norm=1.0
+        epochs=3,
+        warmup_epochs=1,
+        learning_rate=3e-2,
+        final_learning_rate=1e-4,
+        batch_size=40,
+        clip_norm=1.0,
+        keep="best_validation",
     )
     state = pretrain_multistart(models, data, schedule, "full", jax.random.PRNGKey(3), spec=retune_spec(models, "ff"))
     arrays = lambda m: jax.tree_util.tree_leaves(eqx.filter(m, eqx.is_array))  # noqa: E731
     for part in ("robots", "map", "feedback"):
-        for a, b in zip(arrays(getattr(state.best_model, part)), arrays(getattr(models, part))):
+        for a, b in zip(arrays(getattr(state.kept_model, part)), arrays(getattr(models, part))):
             np.testing.assert_array_equal(a, b)
     assert not all(np.array_equal(a, b) for a, b in zip(arrays(state.model.feedforward), arrays(models.feedforward)))
-    assert np.all(np.isfinite(np.asarray(state.best_val)))
+    assert np.all(np.isfinite(np.asarray(state.kept_val)))
 
 
 def test_quick_scale_plans_every_cross_task_experiment():

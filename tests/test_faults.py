@@ -176,7 +176,7 @@ def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path, 
     poisoned = {**dataset, "val": {**dataset["val"], "yddot": dataset["val"]["yddot"].copy()}}
     poisoned["val"]["yddot"][0, 0] = np.nan
     state = pretrain_multistart(models, poisoned, SCHEDULE, "full", jax.random.PRNGKey(7), stop_after=2)
-    assert failed_starts(state).all() and (np.asarray(state.best_epoch) == -1).all()
+    assert failed_starts(state).all() and (np.asarray(state.kept_epoch) == -1).all()
     test = jax.tree_util.tree_map(jax.numpy.asarray, dataset["test"])
     with caplog.at_level(logging.WARNING):
         records = start_records(state, models, test, [0, 1], logging.getLogger("pretrain"))
@@ -188,7 +188,7 @@ def test_training_without_a_finite_loss_is_carried_as_failed(problem, tmp_path, 
         path = tmp_path / f"seed{seed}.eqx"
         save_checkpoint(
             path,
-            unstack_model(state.best_model, i),
+            unstack_model(state.kept_model, i),
             {"architecture": ARCH, "seed": seed, "failed": bool(failed_starts(state)[i])},
         )
         paths.append(str(path))

@@ -18,7 +18,13 @@ from physres.specs import Schedule
 
 RANGES = yaml.safe_load(open("config.yaml"))["robot"]["init_ranges"]
 SCHEDULE = Schedule(
-    epochs=6, warmup_epochs=1, learning_rate=3e-2, final_learning_rate=1e-4, batch_size=40, clip_norm=1.0
+    epochs=6,
+    warmup_epochs=1,
+    learning_rate=3e-2,
+    final_learning_rate=1e-4,
+    batch_size=40,
+    clip_norm=1.0,
+    keep="best_validation",
 )
 # The schema's fewest Gauss points and the kernel's compact form, which compile fastest: these tests
 # are of pretraining's logic. The kernel's forms are held to soromox in tests/test_pcs.py, and the
@@ -52,11 +58,42 @@ def full_run(problem):
     return run(problem, "full")
 
 
+def test_keep_final_keeps_the_last_epoch_and_best_validation_the_least_loss(problem, full_run):
+    """keep final: the kept model is the last epoch's, leaf for leaf, with that epoch's validation
+    loss; keep best_validation: the epoch of least validation loss. The training itself (the
+    trained model, the loss curves) is the same under both."""
+    import dataclasses
+
+    models, data = problem
+    final = pretrain_multistart(
+        models, data, dataclasses.replace(SCHEDULE, keep="final"), "full", jax.random.PRNGKey(7)
+    )
+    leaves = lambda m: jax.tree_util.tree_leaves(eqx.filter(m, eqx.is_array))  # noqa: E731
+    for a, b in zip(leaves(final.kept_model), leaves(final.model)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    for a, b in zip(leaves(final.model), leaves(full_run.model)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(np.asarray(final.val_loss), np.asarray(full_run.val_loss))
+    assert (np.asarray(final.kept_epoch) == SCHEDULE.epochs - 1).all()
+    np.testing.assert_array_equal(np.asarray(final.kept_val), np.asarray(final.val_loss)[:, -1])
+    val = np.asarray(full_run.val_loss)
+    np.testing.assert_array_equal(np.asarray(full_run.kept_epoch), val.argmin(axis=1))
+    np.testing.assert_array_equal(np.asarray(full_run.kept_val), val.min(axis=1))
+
+
+def test_an_unknown_keep_names_the_allowed_ones(problem):
+    import dataclasses
+
+    models, data = problem
+    with pytest.raises(ValueError, match="unknown pretrain.keep 'last'; allowed: final, best_validation"):
+        pretrain_multistart(models, data, dataclasses.replace(SCHEDULE, keep="last"), "full", jax.random.PRNGKey(7))
+
+
 def test_loss_falls_for_every_start(full_run):
     val = np.asarray(full_run.val_loss)
     assert np.all(np.isfinite(val))
     assert np.all(val[:, -1] < 0.5 * val[:, 0]), val
-    assert np.all(full_run.best_val <= val.min(axis=1) + 1e-12)
+    assert np.all(full_run.kept_val <= val.min(axis=1) + 1e-12)
     assert int(full_run.epoch) == SCHEDULE.epochs
 
 
@@ -86,7 +123,7 @@ def test_full_changes_theta_rob_and_rob_fixed_keeps_it_bitwise(problem, full_run
     assert not np.array_equal(full_run.model.robots.raw, models.robots.raw)
     fixed = run(problem, "rob_fixed")
     np.testing.assert_array_equal(fixed.model.robots.raw, models.robots.raw)
-    np.testing.assert_array_equal(fixed.best_model.robots.raw, models.robots.raw)
+    np.testing.assert_array_equal(fixed.kept_model.robots.raw, models.robots.raw)
     assert not np.array_equal(fixed.model.map.c, models.map.c)  # the rest did train
 
 
@@ -103,7 +140,7 @@ def test_rob_fixed_steps_equal_a_run_without_robots_in_the_parameter_tree(proble
     model = unstack_model(models, 0)
     train = jax.tree_util.tree_map(jnp.asarray, data["train"])
     # a tight clipping norm, so that clipping acts on every step
-    optimizer = make_optimizer(Schedule(3, 1, 3e-2, 1e-4, 40, 1e-3), len(train["y"]) // 40)
+    optimizer = make_optimizer(Schedule(3, 1, 3e-2, 1e-4, 40, 1e-3, "best_validation"), len(train["y"]) // 40)
     with_robots = trainable(model)
     without_robots = eqx.tree_at(lambda m: m.robots.raw, with_robots, False)
     results = []
@@ -185,11 +222,11 @@ def test_training_split_into_jobs_ends_where_the_unsplit_one_does(problem, full_
         model, sidecar = load_checkpoint(path)
         for a, b in zip(
             jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_array)),
-            jax.tree_util.tree_leaves(eqx.filter(unstack_model(full_run.best_model, i), eqx.is_array)),
+            jax.tree_util.tree_leaves(eqx.filter(unstack_model(full_run.kept_model, i), eqx.is_array)),
         ):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
         np.testing.assert_array_equal(sidecar["train_loss"], np.asarray(full_run.train_loss[i]))
-        assert sidecar["best_epoch"] == int(full_run.best_epoch[i])
+        assert sidecar["kept_epoch"] == int(full_run.kept_epoch[i])
 
 
 def test_the_last_job_goes_on_from_its_part(problem, full_run, tmp_path):
@@ -197,7 +234,7 @@ def test_the_last_job_goes_on_from_its_part(problem, full_run, tmp_path):
     its part holds. A part trained on other minibatches (another shuffling key) leads it elsewhere."""
     paths = train_in_parts(problem, tmp_path, ends=(4,), part_key=jax.random.PRNGKey(8))
     model, _ = load_checkpoint(paths[0])
-    unsplit = unstack_model(full_run.best_model, 0)
+    unsplit = unstack_model(full_run.kept_model, 0)
     same = [
         np.array_equal(np.asarray(a), np.asarray(b))
         for a, b in zip(
@@ -209,7 +246,7 @@ def test_the_last_job_goes_on_from_its_part(problem, full_run, tmp_path):
 
 
 def test_checkpoint_roundtrip(full_run, tmp_path):
-    model = unstack_model(full_run.best_model, 1)
+    model = unstack_model(full_run.kept_model, 1)
     save_checkpoint(tmp_path / "seed1.eqx", model, {"architecture": ARCH, "seed": 1})
     loaded, sidecar = load_checkpoint(tmp_path / "seed1.eqx")
     assert sidecar["seed"] == 1 and loaded.robots.gauss_points == model.robots.gauss_points
@@ -263,7 +300,7 @@ data = {s: {"y": rng.normal(size=(n, 3)) * 0.2, "ydot": rng.normal(size=(n, 3)),
 models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), 3, 1, 1, 1, ranges, controller="simplified",
                                                gauss_points=3)
                        for s in (0, 1)])
-state = pretrain_multistart(models, data, Schedule(3, 1, 1e-2, 1e-4, 40, 1.0), "full", jax.random.PRNGKey(7))
+state = pretrain_multistart(models, data, Schedule(3, 1, 1e-2, 1e-4, 40, 1.0, "best_validation"), "full", jax.random.PRNGKey(7))
 eqx.tree_serialise_leaves(__import__("sys").argv[1], state.model)
 """
     env = dict(os.environ, **WORKFLOW_COMPILER)

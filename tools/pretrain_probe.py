@@ -9,8 +9,8 @@ first epochs of a full training do).
     python tools/pretrain_probe.py paper adiac 6 full --epochs 300 --results /work/runs/paper/results \\
         --configfile workflow/configs/previous/batch_1024.yaml
 
-Prints the validation MSE of every start every 50 epochs, each start's best, and the test RMSE
-of its best model per coordinate of y'' beside the labels' RMS (a coordinate left unfitted shows
+Prints the validation MSE of every start every 50 epochs, each start's kept validation MSE, and the test RMSE
+of its kept model per coordinate of y'' beside the labels' RMS (a coordinate left unfitted shows
 there). Neither the run nor its results are touched.
 """
 
@@ -94,14 +94,14 @@ def main(argv=None) -> None:
     shown = list(range(50, done + 1, 50)) + ([done] if done % 50 else [])
     for epoch in shown:
         print(f"| {epoch} | " + " | ".join(f"{v:.4g}" for v in val[:, epoch - 1]) + " |")
-    print("| best | " + " | ".join(f"{v:.4g}" for v in np.asarray(state.best_val)) + " |\n")
+    print("| kept | " + " | ".join(f"{v:.4g}" for v in np.asarray(state.kept_val)) + " |\n")
     test = {k: jnp.asarray(v) for k, v in data["test"].items()}
     labels = np.sqrt(np.mean(np.asarray(test["yddot"]) ** 2, axis=0))
-    print("test RMSE of y'' per coordinate (best model); last row: the labels' RMS\n")
+    print("test RMSE of y'' per coordinate (kept model); last row: the labels' RMS\n")
     print("| start | " + " | ".join(str(i) for i in range(args.ny)) + " |")
     print("|:--|" + "--:|" * args.ny)
     for index, seed in enumerate(seeds):
-        rmse = np.asarray(acceleration_rmse_per_coordinate(unstack_model(state.best_model, index), test))
+        rmse = np.asarray(acceleration_rmse_per_coordinate(unstack_model(state.kept_model, index), test))
         print(f"| seed {seed} | " + " | ".join(f"{v:.3f}" for v in rmse) + " |")
     print("| labels | " + " | ".join(f"{v:.3f}" for v in labels) + " |")
 

@@ -22,6 +22,9 @@ def task_kind(task: str) -> str:
 #: pretraining modes: full (theta_rob trained) and rob_fixed (theta_rob kept at its sampled value)
 MODES = ("full", "rob_fixed")
 
+#: which model of a start pretraining keeps: its last epoch's, or its epoch of least validation loss
+KEEPS = ("final", "best_validation")
+
 #: the PRC benchmark's variants: the digital RON and three physical reservoirs
 PHYSICAL_VARIANTS = ["unoptimized", "partial", "pretrained"]
 VARIANTS = ["ron", *PHYSICAL_VARIANTS]

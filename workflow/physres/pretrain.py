@@ -6,7 +6,9 @@ MSE = mean over the batch of ||y'' - y''_hat||^2. Optimiser: gradient clipping, 
 a linear warm-up and a cosine decay. Mode "rob_fixed" selects the old theta_rob after every
 update (jnp.where, so it is bitwise unchanged), and its gradient is zeroed before clipping, so
 the map and controllers take the steps they would take without robots in the parameter tree;
-the mode is a traced flag, so both modes share one compiled program. The model kept per start is the best on validation.
+the mode is a traced flag, so both modes share one compiled program. The model kept per start
+is its last epoch's (``keep`` final: the last with a finite validation loss) or its epoch of least
+validation loss (best_validation).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from tqdm.auto import tqdm
 
 from physres.affine_map import OrthogonalAffineMap
 from physres.io import atomic_path, to_builtin
-from physres.names import MODES
+from physres.names import KEEPS, MODES
 from physres.physical import PhysicalReservoir, unstack_model
 from physres.specs import Schedule
 
@@ -145,9 +147,9 @@ class TrainState(eqx.Module):
 
     model: PhysicalReservoir
     opt_state: optax.OptState
-    best_model: PhysicalReservoir
-    best_val: jax.Array  # (S,)
-    best_epoch: jax.Array  # (S,)
+    kept_model: PhysicalReservoir  # per start, the model kept (Schedule.keep), and its epoch's
+    kept_val: jax.Array  # (S,) validation loss (inf until one is finite)
+    kept_epoch: jax.Array  # (S,) and epoch (-1: none)
     train_loss: jax.Array  # (S, epochs)
     val_loss: jax.Array  # (S, epochs)
     epoch: jax.Array  # () epochs done
@@ -172,8 +174,12 @@ def init_state(models: PhysicalReservoir, optimizer, spec, epochs: int) -> Train
 
 
 def make_train_step(optimizer, spec, schedule: Schedule, n_train: int, robust_sigma: float = 0.0) -> Callable:
-    """jit(vmap over starts) of one epoch plus validation and best-model bookkeeping (validation
-    on the nominal robots, also in robust pretraining)."""
+    """jit(vmap over starts) of one epoch plus validation and the kept model's bookkeeping
+    (validation on the nominal robots, also in robust pretraining): an epoch's model replaces the
+    kept one if its validation loss is finite and, with ``schedule.keep`` best_validation, lower."""
+    if schedule.keep not in KEEPS:
+        raise ValueError(f"unknown pretrain.keep {schedule.keep!r}; allowed: {', '.join(KEEPS)}")
+    keep_final = schedule.keep == "final"
     epoch_fn = eqx.filter_vmap(
         make_epoch(optimizer, spec, schedule.batch_size, n_train, robust_sigma),
         in_axes=(eqx.if_array(0), eqx.if_array(0), 0, None, None),
@@ -184,17 +190,17 @@ def make_train_step(optimizer, spec, schedule: Schedule, n_train: int, robust_si
     def train_step(state: TrainState, keys, train: Batch, val: Batch, freeze_robots) -> TrainState:
         model, opt_state, train_loss = epoch_fn(state.model, state.opt_state, keys, train, freeze_robots)
         val_loss = val_fn(model, val)
-        improved = jnp.isfinite(val_loss) & (val_loss < state.best_val)
-        pick = lambda new, old: jnp.where(improved.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)  # noqa: E731
-        best = jax.tree_util.tree_map(pick, eqx.filter(model, eqx.is_array), eqx.filter(state.best_model, eqx.is_array))
-        best_model = eqx.combine(best, eqx.filter(state.best_model, eqx.is_array, inverse=True))
+        replace = jnp.isfinite(val_loss) & (keep_final | (val_loss < state.kept_val))
+        pick = lambda new, old: jnp.where(replace.reshape((-1,) + (1,) * (new.ndim - 1)), new, old)  # noqa: E731
+        kept = jax.tree_util.tree_map(pick, eqx.filter(model, eqx.is_array), eqx.filter(state.kept_model, eqx.is_array))
+        kept_model = eqx.combine(kept, eqx.filter(state.kept_model, eqx.is_array, inverse=True))
         e = state.epoch
         return TrainState(
             model,
             opt_state,
-            best_model,
-            jnp.where(improved, val_loss, state.best_val),
-            jnp.where(improved, e, state.best_epoch),
+            kept_model,
+            jnp.where(replace, val_loss, state.kept_val),
+            jnp.where(replace, e, state.kept_epoch),
             state.train_loss.at[:, e].set(train_loss),
             state.val_loss.at[:, e].set(val_loss),
             e + 1,
@@ -327,7 +333,7 @@ def pretrain_multistart(
         if log:
             log.info("resumed from %s at epoch %d", resume_path, int(state.epoch))
     step = make_train_step(optimizer, spec, schedule, n_train, robust_sigma)
-    starts = len(state.best_val)
+    starts = len(state.kept_val)
     bar = tqdm(range(int(state.epoch), last), desc=f"pretrain {mode}", unit="epoch", mininterval=10.0)
     for epoch in bar:
         state = step(state, epoch_keys(key, epoch, starts), train, val, freeze_robots)
@@ -339,27 +345,27 @@ def pretrain_multistart(
 
 
 def failed_starts(state: TrainState) -> np.ndarray:
-    """(S,) True where a start never reached a finite validation loss: its best model is still
+    """(S,) True where a start never reached a finite validation loss: its kept model is still
     the untrained start, which must be carried as failed, never scored as if trained."""
-    return ~np.isfinite(np.asarray(state.best_val))
+    return ~np.isfinite(np.asarray(state.kept_val))
 
 
 def start_records(state: TrainState, initial: PhysicalReservoir, test: Batch, seeds: list[int], log=None) -> list[dict]:
-    """Per start, what its checkpoint's sidecar records of the training: best epoch and validation
-    MSE, the best model's test RMSE (None for a failed start, see failed_starts), ``failed``, the
+    """Per start, what its checkpoint's sidecar records of the training: the kept model's epoch
+    and validation MSE, its test RMSE (None for a failed start, see failed_starts), ``failed``, the
     loss curves and theta_rob before (``initial``, the stacked starting models) and after."""
     failed = failed_starts(state)
     initial_theta = np.asarray(initial.robots.theta())
     records = []
     for i, seed in enumerate(seeds):
-        best = unstack_model(state.best_model, i)
-        rmse = float(acceleration_rmse(best, test))
+        kept = unstack_model(state.kept_model, i)
+        rmse = float(acceleration_rmse(kept, test))
         if log:
             log.info(
-                "seed %d: best epoch %d, val MSE %.4g, test RMSE %.4g",
+                "seed %d: kept epoch %d, val MSE %.4g, test RMSE %.4g",
                 seed,
-                int(state.best_epoch[i]),
-                float(state.best_val[i]),
+                int(state.kept_epoch[i]),
+                float(state.kept_val[i]),
                 rmse,
             )
             if failed[i]:  # its checkpoint is the untrained start: carried as failed, never scored
@@ -367,14 +373,14 @@ def start_records(state: TrainState, initial: PhysicalReservoir, test: Batch, se
         records.append(
             {
                 "seed": seed,
-                "best_epoch": int(state.best_epoch[i]),
-                "best_val_mse": float(state.best_val[i]),
+                "kept_epoch": int(state.kept_epoch[i]),
+                "kept_val_mse": float(state.kept_val[i]),
                 "test_rmse": None if failed[i] else rmse,
                 "failed": bool(failed[i]),
                 "train_loss": np.asarray(state.train_loss[i]),
                 "val_loss": np.asarray(state.val_loss[i]),
                 "theta_rob_initial": initial_theta[i],
-                "theta_rob": np.asarray(best.robots.theta()),
+                "theta_rob": np.asarray(kept.robots.theta()),
             }
         )
     return records

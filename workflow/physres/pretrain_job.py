@@ -100,5 +100,5 @@ def pretrain_job(
     failed_before = failed_before or [False] * len(seeds)
     for i, (record, path) in enumerate(zip(start_records(state, models, test, seeds, log), paths)):
         failed = record["failed"] or failed_before[i]
-        save_checkpoint(path, unstack_model(state.best_model, i), {**common, **record, "failed": failed})
+        save_checkpoint(path, unstack_model(state.kept_model, i), {**common, **record, "failed": failed})
     Path(resume_path).unlink(missing_ok=True)

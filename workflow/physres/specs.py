@@ -76,7 +76,8 @@ class Architecture(Spec):
 @dataclass(frozen=True)
 class Schedule(Spec):
     """Adam with warm-up and cosine decay (paper, supplementary E): epochs, warm-up epochs, peak
-    and final learning rates, batch size, global-norm clip."""
+    and final learning rates, batch size, global-norm clip; and which model of each start is
+    kept (physres.names.KEEPS: the final one, or the best on validation)."""
 
     epochs: int
     warmup_epochs: int
@@ -84,6 +85,7 @@ class Schedule(Spec):
     final_learning_rate: float
     batch_size: int
     clip_norm: float
+    keep: str
 
 
 @dataclass(frozen=True)
