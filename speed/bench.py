@@ -455,7 +455,7 @@ def pretraining_epoch_time(args, dynamics: str, rng) -> tuple[float, float, int]
     }
     train, val = (jax.tree_util.tree_map(jnp.asarray, split(size)) for size in (m, max(1, m // 7)))
     models = stacked_models(args, dynamics)
-    schedule = Schedule(1 + args.epochs, 1, 1e-3, 1e-6, args.batch_size, 1.0, "best_validation")
+    schedule = Schedule(1 + args.epochs, 1, 1e-3, 1e-6, args.batch_size, 1.0, "final")
     spec = trainable(models)
     optimizer = make_optimizer(schedule, m // args.batch_size)
     state = init_state(models, optimizer, spec, schedule.epochs)

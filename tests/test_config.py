@@ -116,6 +116,17 @@ def test_pretraining_batch_is_the_thesis_codes_and_the_former_one_an_overlay():
     assert previous == default | {"batch_size": 1024, "epochs_per_job": 500}
 
 
+def test_pretraining_keeps_the_final_model_and_the_best_on_validation_is_an_overlay():
+    """config.yaml keeps each start's last model (the thesis code's); previous/keep_best_validation.yaml
+    gives back the model of least validation loss, nothing else; another value names the allowed ones."""
+    default = load_config()["pretrain"]
+    assert default["keep"] == "final"
+    previous = load_config("workflow/configs/previous/keep_best_validation.yaml")["pretrain"]
+    assert previous == default | {"keep": "best_validation"}
+    message = broken(lambda c: c["pretrain"].update(keep="last"))
+    assert "pretrain.keep: 'last' is not allowed (allowed: final, best_validation)" in message
+
+
 def test_map_bases_are_free_and_the_orthogonal_ones_an_overlay():
     default = load_config()["pretrain"]
     assert default["map_bases"] == "free"
