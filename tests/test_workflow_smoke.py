@@ -390,7 +390,7 @@ def test_pretrain_probe_of_a_cell(smoke_run, capsys):
     batch = SMOKE["pretrain"]["batch_size"]
     assert f"2 of {SMOKE['pretrain']['epochs']} epochs, batch {batch}, box shared, map bases orthogonal" in out
     rows = {row[0]: row[1:] for row in markdown_cells(out) if row[0] not in ("epoch", "start")}
-    assert set(rows) == {"2", "best", "labels"} | {f"seed {s}" for s in SMOKE["pretrain"]["seeds"]}
+    assert set(rows) == {"2", "kept", "labels"} | {f"seed {s}" for s in SMOKE["pretrain"]["seeds"]}
     assert len(rows["labels"]) == 6 and all(float(v) > 0 for v in rows["labels"])
 
 
