@@ -1,6 +1,7 @@
 """Cross-task reuse: which experiments run, what re-tuning trains, and the paper's degradations
 recomputed from its own table."""
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -13,12 +14,12 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import small_dataset
+from test_pretrain import SCHEDULE
 
 from physres.config import cross_task_combinations, input_dimension
 from physres.cross_task import retune_spec, reuse_reservoir
 from physres.physical import init_physical_reservoir, stack_models
 from physres.pretrain import pretrain_multistart
-from physres.specs import Schedule
 from physres.tables.cross_task import cross_task_degradation, cross_task_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,15 +110,7 @@ def test_retune_spec_never_trains_the_robots():
 def test_feedforward_retuning_changes_only_the_feedforward_controller():
     data = small_dataset(m=200)
     models = stack_models([init_physical_reservoir(jax.random.PRNGKey(s), **ARCH) for s in (0, 1)])
-    schedule = Schedule(
-        epochs=3,
-        warmup_epochs=1,
-        learning_rate=3e-2,
-        final_learning_rate=1e-4,
-        batch_size=40,
-        clip_norm=1.0,
-        keep="best_validation",
-    )
+    schedule = dataclasses.replace(SCHEDULE, epochs=3)
     state = pretrain_multistart(models, data, schedule, "full", jax.random.PRNGKey(3), spec=retune_spec(models, "ff"))
     arrays = lambda m: jax.tree_util.tree_leaves(eqx.filter(m, eqx.is_array))  # noqa: E731
     for part in ("robots", "map", "feedback"):
