@@ -299,6 +299,29 @@ def test_partial_tables_leave_out_what_snakemake_would_remake(smoke_run, tmp_pat
     assert "unoptimized" not in variants and "pretrained" in variants
 
 
+@pytest.mark.smoke
+def test_job_times_count_only_the_current_dags_jobs(smoke_run, tmp_path, capsys):
+    """Given the run's folder, tools/job_times.py counts only the jobs Snakemake would not remake:
+    in a finished run every benchmarked job (each benchmark file is named as its job's log);
+    after a change of the unoptimized encoding all but exactly the benchmarked jobs that a dry
+    run plans."""
+    from physres.run_status import current_jobs
+    from tools import job_times
+
+    workdir, _ = smoke_run
+    smoke = [ROOT / "workflow/configs/smoke.yaml"]
+    benchmarked = set(job_times.read_job_times(workdir / "benchmarks/smoke")["job"])
+    assert benchmarked <= current_jobs(workdir, "smoke", smoke)
+
+    overlay = tmp_path / "encoding.yaml"
+    overlay.write_text("benchmark:\n  unoptimized:\n    torque_scale: 0.5\n")
+    planned = set(job_times.jobs_left(snakemake(workdir, "-n", overlays=[str(overlay)]), "smoke")["job"])
+    remade = benchmarked - current_jobs(workdir, "smoke", [*smoke, overlay])
+    assert remade == planned & benchmarked and any(job.startswith("rollout_physical/") for job in remade)
+    job_times.main(["smoke", "--workdir", str(workdir), "--configfile", *map(str, [*smoke, overlay])])
+    assert f"{len(remade)} of {len(benchmarked)} benchmark files left out" in capsys.readouterr().out
+
+
 def copy_results(done: Path, under_way: Path, patterns: list[str]) -> None:
     """Copy the files of a finished run's results that match some glob patterns into another
     results folder, as a run under way would have them so far."""

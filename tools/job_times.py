@@ -16,6 +16,12 @@ jobs of its kind. A job none of whose kind has run yet is counted apart, not gue
     (cd /work/runs/paper && snakemake -n --nolock) > dry.txt
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks --left dry.txt
 
+Given the run's working directory (``--workdir``), only the jobs of its current DAG count: a
+benchmark file of a job that Snakemake would remake (an earlier draw's, code's or job split's)
+is left out, and the number left out is printed:
+
+    python tools/job_times.py paper --workdir /work/runs/paper
+
 Rules without a ``benchmark:`` directive (the readouts, gathers, tables and figures, each a few
 seconds) are not counted.
 """
@@ -27,6 +33,8 @@ import re
 from pathlib import Path
 
 import pandas as pd
+
+from physres.run_status import current_jobs
 
 
 def read_job_times(folder: Path) -> pd.DataFrame:
@@ -110,11 +118,21 @@ def left_by_rule(done: pd.DataFrame, left: pd.DataFrame) -> pd.DataFrame:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="the run's name (config key run:), e.g. paper, reduced, quick")
-    parser.add_argument("--benchmarks", type=Path, default=Path("benchmarks"), help="the benchmarks folder")
+    parser.add_argument("--benchmarks", type=Path, help="the benchmarks folder (default: benchmarks, or the workdir's)")
     parser.add_argument("--by", choices=["rule", "kind"], default="rule", help="one row per rule or per kind of job")
     parser.add_argument("--left", type=Path, help="a dry run's text (snakemake -n): estimate the CPU hours left")
+    parser.add_argument("--workdir", type=Path, help="the run's working directory: count only its current jobs")
+    parser.add_argument(
+        "--configfile", type=Path, nargs="+", default=[], help="the run's config files (with --workdir)"
+    )
     args = parser.parse_args(argv)
-    done = read_job_times(args.benchmarks / args.run)
+    benchmarks = args.benchmarks or (args.workdir / "benchmarks" if args.workdir else Path("benchmarks"))
+    done = read_job_times(benchmarks / args.run)
+    if args.workdir:
+        current = current_jobs(args.workdir, args.run, args.configfile)
+        kept = done["job"].isin(current)
+        print(f"{(~kept).sum()} of {len(done)} benchmark files left out: their jobs are to be remade or gone\n")
+        done = done[kept]
     print(
         times_by_rule(done, args.by).to_markdown(floatfmt=(None, ".0f", ".2f", ".2f", ".0f", None, ".1f", None, ".1f"))
     )

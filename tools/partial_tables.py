@@ -16,8 +16,6 @@ draw whose params have changed since, or one whose inputs are to be remade), and
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +23,7 @@ import yaml
 
 from physres.formats import load_scores
 from physres.io import read_json
+from physres.run_status import outdated_outputs
 from physres.stats import significance_table, summary
 from physres.tables.benchmark import benchmark_cells, benchmark_table, summary_rows
 from physres.tables.pretraining import pretraining_scores, pretraining_table
@@ -37,26 +36,6 @@ def mean_std(mean: float, std: float, n_diverged: int = 0) -> str:
     """'0.0123 ± 0.0045', '-' when there is no mean, a '*' per diverged run."""
     text = "-" if pd.isna(mean) else f"{mean:.4g} ± {std:.2g}" if not pd.isna(std) else f"{mean:.4g}"
     return text + "*" * int(n_diverged or 0)
-
-
-def outdated_outputs(workdir: Path, configfiles: list[Path] = ()) -> dict[Path, str]:
-    """Every output that Snakemake would remake in a run's working directory, with why ("params
-    changed", "set of input files changed", "an input is to be remade", ...): the rows of
-    `snakemake --summary` whose plan is not "no update". Absolute paths."""
-    cmd = [sys.executable, "-m", "snakemake", "--nolock", "--summary"]
-    cmd += ["--configfile", *map(str, configfiles)] if configfiles else []
-    result = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"snakemake --summary failed in {workdir}:\n{result.stderr[-2000:]}")
-    rows = [line.split("\t") for line in result.stdout.splitlines()]
-    header = next(i for i, row in enumerate(rows) if row[:1] == ["output_file"])
-    columns = rows[header]
-    file, status, plan = (columns.index(name) for name in ("output_file", "status", "plan"))
-    return {
-        (workdir / row[file]).resolve(): "an input is to be remade" if row[status] == "ok" else row[status]
-        for row in rows[header + 1 :]
-        if len(row) == len(columns) and row[plan] != "no update"
-    }
 
 
 TABLE_INPUTS = ("pretrain/*/ny*/*/evaluation.json", "scores/*/ny*/*.json", "reference/*/ny*/selection.json")
