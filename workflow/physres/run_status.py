@@ -38,11 +38,10 @@ def current_jobs(workdir: Path, run: str, configfiles: list[Path] = ()) -> set[s
     """The jobs of the run's DAG none of whose outputs Snakemake would remake, as ``rule/name``:
     their log files' paths under logs/<run>/ without ``.log``, which are their benchmark files'
     under benchmarks/<run>/ without ``.tsv`` (workflow/rules/common.smk: log_path, benchmark_path)."""
-    current, pending = set(), set()
+    prefix, current, pending = f"logs/{run}/", set(), set()
     for row in summary_rows(workdir, configfiles):
-        for log in row["log-file(s)"].split(","):
-            prefix = f"logs/{run}/"
-            if log.strip().startswith(prefix) and log.strip().endswith(".log"):
-                job = log.strip()[len(prefix) : -len(".log")]
+        for log in map(str.strip, row["log-file(s)"].split(",")):
+            if log.startswith(prefix) and log.endswith(".log"):
+                job = log.removeprefix(prefix).removesuffix(".log")
                 (current if row["plan"] == "no update" else pending).add(job)
     return current - pending
