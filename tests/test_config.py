@@ -26,11 +26,25 @@ ROOT = Path(__file__).resolve().parents[1]
         ("workflow/configs/quick.yaml", "workflow/configs/previous/table_robots.yaml"),
         ("workflow/configs/quick.yaml", "workflow/configs/paper_step.yaml"),
         ("workflow/configs/quick.yaml", "workflow/configs/coriolis_on.yaml"),
+        ("workflow/configs/quick.yaml", "workflow/configs/quick_robustness.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml", "workflow/configs/soromox_dynamics.yaml"),
     ],
 )
 def test_shipped_configs_are_valid(overlays):
     check_config(load_config(*overlays))
+
+
+def test_quick_leaves_the_robustness_studies_to_their_overlay():
+    """quick.yaml alone runs no robustness study (they would cost several times its DAG); with
+    quick_robustness.yaml every task's mismatch, noise and robust-pretraining studies run."""
+    tasks = ["smnist", "adiac", "mackey_glass", "lorenz96"]
+    quick = load_config("workflow/configs/quick.yaml")["supplementary"]
+    assert quick["robustness"]["tasks"] == [] and quick["robustness"]["robust_pretraining"]["tasks"] == []
+    assert quick["diagnostics"]["tasks"] == tasks
+    studies = load_config("workflow/configs/quick.yaml", "workflow/configs/quick_robustness.yaml")
+    robustness = studies["supplementary"]["robustness"]
+    assert robustness["tasks"] == tasks and robustness["robust_pretraining"]["tasks"] == tasks
+    assert studies["run"] == "quick" and len(robustness["sensor_sigmas"]) == 3
 
 
 def test_paper_config_has_all_16_ron_configurations():
