@@ -35,7 +35,7 @@ def test_shipped_configs_are_valid(overlays):
 
 
 def test_quick_leaves_the_robustness_studies_to_their_overlay():
-    """quick.yaml alone runs no robustness study (they would cost several times its DAG); with
+    """quick.yaml alone runs no robustness study (they would more than double its job time); with
     quick_robustness.yaml every task's mismatch, noise and robust-pretraining studies run."""
     tasks = ["smnist", "adiac", "mackey_glass", "lorenz96"]
     quick = load_config("workflow/configs/quick.yaml")["supplementary"]
