@@ -13,6 +13,7 @@
 #             each task's pretraining and its pretrained and partial cells
 #   tables    the paper's main tables (summary.md, pretraining_summary.md)
 #   all       the rest of the DAG
+# tools/paper_run.sh --targets [phase ...] prints each phase's targets instead, one line a phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # setsid gives the run its own scheduler autogroup, where nice alone orders nothing against
@@ -26,7 +27,7 @@ DIMS="6 9 12 15"
 scores() {
     local t n v
     for t in $1; do for n in $2; do for v in $3; do
-        echo "$R/scores/$t/ny$n/$v.json"
+        printf "%s " "$R/scores/$t/ny$n/$v.json"
     done; done; done
 }
 
@@ -34,7 +35,7 @@ scores() {
 evaluations() {
     local n m
     for n in $2; do for m in full rob_fixed; do
-        echo "$R/pretrain/$1/ny$n/$m/evaluation.json"
+        printf "%s " "$R/pretrain/$1/ny$n/$m/evaluation.json"
     done; done
 }
 
@@ -54,10 +55,13 @@ phase_targets() {
     esac
 }
 
+print_only=false
+if [ "${1:-}" = --targets ]; then print_only=true; shift; fi
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(mg6 baseline smnist adiac lorenz96 mackey_glass smnist_pretrained tables all)
 for phase in "${phases[@]}"; do
     targets=$(phase_targets "$phase")
+    if $print_only; then echo "$phase: $targets"; continue; fi
     echo "== phase $phase: start $(date -Is) at $(git rev-parse --short HEAD)"
     # shellcheck disable=SC2086  # the targets are words
     snakemake --cores all --rerun-incomplete --keep-going $targets
