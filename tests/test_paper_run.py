@@ -1,5 +1,5 @@
-"""tools/paper_run.sh: each of its phases names outputs the paper-scale DAG can make, and an unknown
-phase is refused with the allowed ones."""
+"""tools/paper_run.sh: each of its Snakemake calls names outputs the paper-scale DAG can make, a
+task's phase goes cell by cell, and an unknown phase is refused with the allowed ones."""
 
 import subprocess
 import sys
@@ -9,30 +9,44 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tools" / "paper_run.sh"
 
 
-def phase_targets(*phases: str) -> dict[str, list[str]]:
+def calls(*phases: str) -> dict[str, list[str]]:
+    """The script's Snakemake calls, in order: name -> targets."""
     out = subprocess.run(["bash", str(SCRIPT), "--targets", *phases], capture_output=True, text=True, check=True)
     return {line.split(":")[0]: line.split(":", 1)[1].split() for line in out.stdout.splitlines()}
 
 
-def test_every_phase_names_outputs_of_the_paper_dag():
-    targets = phase_targets()
-    assert list(targets)[:3] == ["mg6", "mackey_glass", "baseline"] and list(targets)[-1] == "all"
-    assert len(targets["mg6"]) == 6  # 4 variants' scores, 2 modes' evaluations
-    assert len(targets["baseline"]) == 2 * 4 * 2 and len(targets["adiac"]) == 4 * 4 + 4 * 2
+def test_every_call_names_outputs_of_the_paper_dag():
+    targets = calls()
+    names = list(targets)
+    assert names[:5] == [f"mackey_glass/ny{n}" for n in (6, 9, 12, 15)] + ["baseline"] and names[-1] == "all"
+    # one cell: 4 variants' scores and 2 modes' evaluations, of that cell only
+    assert len(targets["adiac/ny12"]) == 6 and all("/ny12/" in t for t in targets["adiac/ny12"])
+    assert len(targets["smnist/ny6"]) == 4 and len(targets["baseline"]) == 2 * 4 * 2
     assert targets["all"] == []  # the default target: the whole DAG
-    every = sorted({t for phase in targets.values() for t in phase})
+    every = sorted({t for call in targets.values() for t in call})
     # a target no rule makes fails the dry run
     dry = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", *every],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, "-m", "snakemake", "-n", *every], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert dry.returncode == 0, dry.stdout[-2000:] + dry.stderr[-2000:]
 
 
 def test_an_unknown_phase_names_the_allowed_ones():
-    out = subprocess.run(["bash", str(SCRIPT), "--targets", "mg6", "adiak"], capture_output=True, text=True)
-    assert out.returncode == 2
-    assert "unknown phase 'adiak'; allowed: mg6 mackey_glass baseline smnist adiac" in out.stderr
+    out = subprocess.run(["bash", str(SCRIPT), "--targets", "tables", "adiak"], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout.startswith("tables: ")
+    assert "unknown phase 'adiak'; allowed: mackey_glass baseline smnist adiac" in out.stderr
+
+
+def test_a_task_phase_calls_snakemake_once_a_cell(tmp_path):
+    """Run with a stand-in for snakemake that records its arguments and reads its stdin to the end,
+    as a job might: every cell's call still comes, in order."""
+    fake = tmp_path / "snakemake"
+    fake.write_text(f'#!/usr/bin/env bash\ncat > /dev/null\necho "$*" >> {tmp_path / "calls.txt"}\n')
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(["bash", str(SCRIPT), "mackey_glass", "tables"], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    recorded = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(recorded) == 5 and all(line.startswith("--cores all --rerun-incomplete") for line in recorded)
+    assert [f"/ny{n}/" in line for n, line in zip((6, 9, 12, 15), recorded)] == [True] * 4
+    assert recorded[-1].endswith("results/paper/tables/pretraining_summary.md")

@@ -5,20 +5,21 @@
 # installed:
 #   (nohup setsid nice -n 15 bash tools/paper_run.sh > paper_run.log 2>&1 &)
 # Phases (default: all, in this order; name some to run only those):
-#   mg6       Mackey-Glass ny 6, every variant and both pretraining modes: the cheapest cell
-#             that has all of Table 1's and Table 2's columns (~2 h on 2 cores)
 #   mackey_glass
-#             the rest of Mackey-Glass: every cell and both pretraining modes (its rollouts
-#             are the cheapest: a task's whole rows of Tables 1 and 2 within ~6 h on 2 cores)
+#             every Mackey-Glass cell with all four variants and both pretraining modes: its
+#             rollouts are the cheapest, so a task's whole rows of Tables 1 and 2 come first
+#             (~6 h on 2 cores; ny 6 alone, 70 min, is the cheapest cell with every column)
 #   baseline  the RON and unoptimized cells of ADIAC and Lorenz96
 #   smnist    sMNIST's RON and unoptimized cells (hours of rollouts no pretraining changes)
 #   adiac lorenz96
-#             every cell of that task and both pretraining modes
+#             every cell of that task with all four variants and both pretraining modes
 #   smnist_pretrained
 #             sMNIST's pretraining and its pretrained and partial cells
 #   tables    the paper's main tables (summary.md, pretraining_summary.md)
 #   all       the rest of the DAG
-# tools/paper_run.sh --targets [phase ...] prints each phase's targets instead, one line a phase.
+# A task's phase runs one Snakemake call a cell (ny 6, 9, 12, 15), so that its cells finish one
+# by one rather than its eight trainings all at once (two side by side: the two modes).
+# tools/paper_run.sh --targets [phase ...] prints each call's targets instead, one line a call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # setsid gives the run its own scheduler autogroup, where nice alone orders nothing against
@@ -44,17 +45,27 @@ evaluations() {
     done; done
 }
 
-phase_targets() {
+# cell_targets TASK NY VARIANTS: one cell's scores and, for a pretrained variant, its evaluations
+cell_targets() {
+    local evals=""
+    case "$3" in *pretrained*) evals=$(evaluations "$1" "$2") ;; esac
+    echo "$(scores "$1" "$2" "$3") $evals"
+}
+
+# steps PHASE: the phase's Snakemake calls, as "name targets..." lines
+steps() {
+    local n
     case "$1" in
-        mg6) echo "$(scores mackey_glass 6 'ron unoptimized partial pretrained') $(evaluations mackey_glass 6)" ;;
-        baseline) scores "adiac lorenz96" "$DIMS" "ron unoptimized" ;;
-        smnist) scores smnist "$DIMS" "ron unoptimized" ;;
-        adiac | lorenz96 | mackey_glass) echo "$(scores "$1" "$DIMS" 'ron unoptimized partial pretrained') $(evaluations "$1" "$DIMS")" ;;
-        smnist_pretrained) echo "$(scores smnist "$DIMS" 'partial pretrained') $(evaluations smnist "$DIMS")" ;;
-        tables) echo "$R/tables/summary.md $R/tables/pretraining_summary.md" ;;
-        all) echo "" ;;
+        baseline) echo "baseline $(scores "adiac lorenz96" "$DIMS" "ron unoptimized")" ;;
+        smnist) echo "smnist $(scores smnist "$DIMS" "ron unoptimized")" ;;
+        adiac | lorenz96 | mackey_glass)
+            for n in $DIMS; do echo "$1/ny$n $(cell_targets "$1" "$n" 'ron unoptimized partial pretrained')"; done ;;
+        smnist_pretrained)
+            for n in $DIMS; do echo "smnist/ny$n $(cell_targets smnist "$n" 'partial pretrained')"; done ;;
+        tables) echo "tables $R/tables/summary.md $R/tables/pretraining_summary.md" ;;
+        all) echo "all" ;;
         *)
-            echo "unknown phase '$1'; allowed: mg6 mackey_glass baseline smnist adiac lorenz96 smnist_pretrained tables all" >&2
+            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretrained tables all" >&2
             return 2
             ;;
     esac
@@ -63,12 +74,14 @@ phase_targets() {
 print_only=false
 if [ "${1:-}" = --targets ]; then print_only=true; shift; fi
 phases=("$@")
-[ ${#phases[@]} -gt 0 ] || phases=(mg6 mackey_glass baseline smnist adiac lorenz96 smnist_pretrained tables all)
+[ ${#phases[@]} -gt 0 ] || phases=(mackey_glass baseline smnist adiac lorenz96 smnist_pretrained tables all)
 for phase in "${phases[@]}"; do
-    targets=$(phase_targets "$phase")
-    if $print_only; then echo "$phase: $targets"; continue; fi
-    echo "== phase $phase: start $(date -Is) at $(git rev-parse --short HEAD)"
-    # shellcheck disable=SC2086  # the targets are words
-    snakemake --cores all --rerun-incomplete --keep-going $targets
-    echo "== phase $phase: done $(date -Is)"
+    calls=$(steps "$phase")
+    while read -r name targets; do
+        if $print_only; then echo "$name: $targets"; continue; fi
+        echo "== $name: start $(date -Is) at $(git rev-parse --short HEAD)"
+        # shellcheck disable=SC2086  # the targets are words
+        snakemake --cores all --rerun-incomplete --keep-going $targets </dev/null  # the calls are on stdin
+        echo "== $name: done $(date -Is)"
+    done <<< "$calls"
 done
