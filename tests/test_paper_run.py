@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tools" / "paper_run.sh"
 
@@ -50,3 +52,13 @@ def test_a_task_phase_calls_snakemake_once_a_cell(tmp_path):
     assert len(recorded) == 5 and all(line.startswith("--cores all --rerun-incomplete") for line in recorded)
     assert [f"/ny{n}/" in line for n, line in zip((6, 9, 12, 15), recorded)] == [True] * 4
     assert recorded[-1].endswith("results/paper/tables/pretraining_summary.md")
+
+
+def test_the_script_lowers_only_its_own_sessions_priority():
+    """Started from a shell or a test run, it leaves their scheduler autogroup's niceness alone."""
+    autogroup = Path("/proc/self/autogroup")
+    if not autogroup.exists():
+        pytest.skip("no scheduler autogroups here")
+    before = autogroup.read_text()
+    subprocess.run(["bash", str(SCRIPT), "--targets", "tables"], capture_output=True, check=True)
+    assert autogroup.read_text() == before

@@ -23,8 +23,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # setsid gives the run its own scheduler autogroup, where nice alone orders nothing against
-# other sessions' processes: lower the group's priority too
-echo 15 > /proc/self/autogroup 2>/dev/null || true
+# other sessions' processes: lower the group's priority too, but only when the script leads its
+# own session (started by setsid), never the autogroup of the shell or test run that called it
+if [ "$(ps -o sid= -p $$ | tr -d ' ')" = "$$" ]; then
+    echo 15 > /proc/self/autogroup 2>/dev/null || true
+fi
 
 R=results/paper
 DIMS="6 9 12 15"
