@@ -1,0 +1,113 @@
+"""How much Table 1's trajectory NRMSE depends on the input, the window and the normalisation
+the paper leaves open: each start of a finished pretraining cell simulated against its RON under
+several inputs, the NRMSE read four ways.
+
+    python tools/trajectory_inputs.py paper mackey_glass 6 full --workdir /work/runs/paper
+
+Inputs (each as long as the first test sequence, from rest, as the rule evaluate_pretraining):
+``test`` (the first test sequence, the workflow's choice), ``train`` (the first training
+sequence), ``noise`` (uniform [0, 1), seed 0: the thesis code's sMNIST comparison input) and
+``noise_pm1`` (uniform [-1, 1)). Readings: ``global`` (the workflow's: RMSE over all steps and
+coordinates / RMS of y), ``per_coordinate`` (that ratio per coordinate, then the mean),
+``centred`` (RMSE / std of y) and ``from_20s`` (the global reading without the first 20 s of the
+RON's time, the thesis plots' cut). Prints markdown: mean ± std over the starts that did not
+diverge, and how many did.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import jax
+
+jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64
+
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import yaml  # noqa: E402
+
+from physres.checkpoint import load_checkpoint, training_failed  # noqa: E402
+from physres.data import read_task  # noqa: E402
+from physres.reservoirs import PhysicalEnsemble  # noqa: E402
+from physres.ron import load_ron, ron_rollout  # noqa: E402
+from physres.simulate import at_sample_times, diverged  # noqa: E402
+
+CUT_SECONDS = 20.0
+
+
+def nrmse_readings(y_ref: np.ndarray, y_hat: np.ndarray, dt: float) -> dict[str, float]:
+    """The four readings of NRMSE(y_hat, y) for one trajectory; y_ref, y_hat of shape (K, ny)."""
+    error = y_hat - y_ref
+    rmse = np.sqrt(np.mean(error**2))
+    cut = int(round(CUT_SECONDS / dt))
+    late_ref, late_error = y_ref[cut:], error[cut:]
+    return {
+        "global": rmse / np.sqrt(np.mean(y_ref**2)),
+        "per_coordinate": float(np.mean(np.sqrt(np.mean(error**2, 0)) / np.sqrt(np.mean(y_ref**2, 0)))),
+        "centred": rmse / np.std(y_ref),
+        "from_20s": np.sqrt(np.mean(late_error**2)) / np.sqrt(np.mean(late_ref**2)) if cut < len(y_ref) else np.nan,
+    }
+
+
+def inputs(task_file: Path, seed: int = 0) -> dict[str, np.ndarray]:
+    """The driving inputs, each of shape (1, K, nu) with K the first test sequence's length."""
+    task = read_task(task_file)
+    test = np.asarray(task.test.u[:1], dtype=float)
+    shape = test.shape
+    rng = np.random.default_rng(seed)
+    return {
+        "test": test,
+        "train": np.asarray(task.train.u[:1, : shape[1]], dtype=float),
+        "noise": rng.uniform(0.0, 1.0, shape),
+        "noise_pm1": rng.uniform(-1.0, 1.0, shape),
+    }
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run")
+    parser.add_argument("task")
+    parser.add_argument("ny", type=int)
+    parser.add_argument("mode", choices=["full", "rob_fixed"])
+    parser.add_argument("--workdir", type=Path, default=Path("."), help="the run's folder (results/, config.yaml)")
+    parser.add_argument("--configfile", type=Path, default=None, help="default: <workdir>/config.yaml")
+    args = parser.parse_args(argv)
+    config = yaml.safe_load((args.configfile or args.workdir / "config.yaml").read_text())
+    run = args.workdir / "results" / args.run
+    cell = run / "pretrain" / args.task / f"ny{args.ny}" / args.mode
+    paths = sorted(cell.glob("seed*.eqx"))
+    if not paths:
+        target = f"results/{args.run}/pretrain/{args.task}/ny{args.ny}/{args.mode}/evaluation.json"
+        parser.error(f"no checkpoints in {cell}: build them with snakemake {target}")
+    ron = load_ron(run / "reference" / args.task / f"ny{args.ny}" / "selected.h5")
+    models, sidecars = zip(*map(load_checkpoint, paths))
+    interpolation = config["simulation"]["input_interpolation"]
+    bound = config["evaluation"]["divergence_bound"]
+    ensemble = PhysicalEnsemble(
+        [s["seed"] for s in sidecars],
+        list(models),
+        ron.dt,
+        config["simulation"]["dt"],
+        bound,
+        [training_failed(s) for s in sidecars],
+        interpolation=interpolation,
+    )
+    print(f"{args.task} ny {args.ny} {args.mode}: {len(models)} starts, RON dt {ron.dt:g}\n")
+    print("| input | steps | RMS of y | global | per coordinate | centred | from 20 s | diverged |")
+    print("|:--|--:|--:|--:|--:|--:|--:|--:|")
+    for name, u in inputs(run / "data" / f"{args.task}.h5").items():
+        y_ref = np.asarray(at_sample_times(ron_rollout(ron, jnp.asarray(u), keep="all"), interpolation))[0]
+        y_hats, peaks = ensemble.all_states(u)
+        kept = [np.asarray(y_hat)[0] for y_hat, peak in zip(y_hats, peaks) if not diverged(peak, bound)]
+        readings = [nrmse_readings(y_ref, y_hat, ron.dt) for y_hat in kept]
+        cells = [
+            f"{np.mean([r[k] for r in readings]):.4f} ± {np.std([r[k] for r in readings]):.4f}" if readings else "-"
+            for k in ("global", "per_coordinate", "centred", "from_20s")
+        ]
+        rms = np.sqrt(np.mean(y_ref**2))
+        print(f"| {name} | {u.shape[1]} | {rms:.3g} | {' | '.join(cells)} | {len(y_hats) - len(kept)} |")
+
+
+if __name__ == "__main__":
+    main()
