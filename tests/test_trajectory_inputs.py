@@ -37,3 +37,38 @@ def test_a_cell_without_checkpoints_names_its_target(tmp_path, capsys):
     with pytest.raises(SystemExit):
         trajectory_inputs.main(["paper", "mackey_glass", "6", "full", "--workdir", str(tmp_path)])
     assert "snakemake results/paper/pretrain/mackey_glass/ny6/full/evaluation.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dt", [0.05, 0.15, 0.006])
+def test_the_thesis_grid_keeps_the_input_and_its_first_100_s(dt):
+    rng = np.random.default_rng(1)
+    u = rng.uniform(size=(1, 2000, 1))
+    t_coarse, fine, step = trajectory_inputs.on_thesis_grid(u, dt)
+    assert t_coarse[-1] <= 100.0 + 1e-9 and (len(t_coarse) == 2000 or t_coarse[-1] + dt > 100.0)
+    # every sample time lies on the grid, where the fine input equals the sample
+    every = int(round(dt / step))
+    np.testing.assert_allclose(fine[0, ::every, 0], u[0, : len(t_coarse), 0], rtol=0, atol=1e-12)
+    assert step <= 0.01 + 1e-12 and fine.shape[1] == (len(t_coarse) - 1) * every + 1
+
+
+def test_the_continuous_ron_parts_from_the_discrete_one_at_first_order():
+    # IMEX Euler at dt against the ODE it discretises: the gap halves with dt
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    from physres.ron import RON, ron_rollout
+    from physres.simulate import at_sample_times
+
+    rng = np.random.default_rng(2)
+    ny, duration = 3, 20.0
+    W, V, b = rng.normal(size=(ny, ny)) * 0.5, rng.normal(size=(ny, 1)), rng.normal(size=ny) * 0.1
+    gaps = []
+    for dt in (0.04, 0.02):
+        ron = RON(W=W, V=V, b=b, gamma=np.full(ny, 2.0), epsilon=np.full(ny, 1.0), dt=dt)
+        t = dt * np.arange(int(round(duration / dt)))
+        u = np.sin(0.7 * t)[:, None]
+        y_ref = np.asarray(at_sample_times(ron_rollout(ron, u[None], keep="all"), "linear"))[0]
+        y_ode = trajectory_inputs.continuous_ron(ron, u, sim_dt=dt / 40)
+        gaps.append(trajectory_inputs.nrmse_readings(y_ref, y_ode, dt)["global"])
+    assert 0.0 < gaps[1] < gaps[0]
+    assert gaps[0] / gaps[1] == pytest.approx(2.0, rel=0.15)

@@ -7,7 +7,13 @@ several inputs, the NRMSE read four ways.
 Inputs (each as long as the first test sequence, from rest, as the rule evaluate_pretraining):
 ``test`` (the first test sequence, the workflow's choice), ``train`` (the first training
 sequence), ``noise`` (uniform [0, 1), seed 0: the thesis code's sMNIST comparison input) and
-``noise_pm1`` (uniform [-1, 1)). Readings: ``global`` (the workflow's: RMSE over all steps and
+``noise_pm1`` (uniform [-1, 1)), and ``test_thesis_grid``: the first test sequence compared as
+the thesis code compares its "Rollout NRMSE" (the paper's trajectory NRMSE, docs/results.md): over
+the first 100 s only, the robots' states saved every 0.01 s and the RON's linearly interpolated to
+the same times. Each row also gives the floor of its input: the global reading for the RON's own
+continuous equation y'' = f_ref(y, y', u) integrated as the robots are (explicit Euler at
+``simulation.dt``, the input linearly interpolated) against the discrete RON, which a physical
+reservoir that matched f_ref exactly would score (not computed on the thesis grid). Readings: ``global`` (the workflow's: RMSE over all steps and
 coordinates / RMS of y), ``per_coordinate`` (that ratio per coordinate, then the mean),
 ``centred`` (RMSE / std of y) and ``from_20s`` (the global reading without the first 20 s of the
 RON's time, the thesis plots' cut). Prints markdown: mean ± std over the starts that did not
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import diffrax
 import jax
 
 jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64
@@ -30,10 +37,11 @@ import yaml  # noqa: E402
 from physres.checkpoint import load_checkpoint, training_failed  # noqa: E402
 from physres.data import read_task  # noqa: E402
 from physres.reservoirs import PhysicalEnsemble  # noqa: E402
-from physres.ron import load_ron, ron_rollout  # noqa: E402
+from physres.ron import RON, f_ref, load_ron, ron_rollout  # noqa: E402
 from physres.simulate import at_sample_times, diverged  # noqa: E402
 
 CUT_SECONDS = 20.0
+THESIS_SECONDS, THESIS_SAVE_DT = 100.0, 0.01  # the thesis code's comparison window and save step
 
 
 def nrmse_readings(y_ref: np.ndarray, y_hat: np.ndarray, dt: float) -> dict[str, float]:
@@ -64,6 +72,43 @@ def inputs(task_file: Path, seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
+def on_thesis_grid(u: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The first THESIS_SECONDS of u (1, K, nu), sampled dt apart, on a grid about THESIS_SAVE_DT
+    apart that holds every sample time, so that its linear interpolation is u's own: the sample
+    times kept (K',), the fine grid's input (1, J, nu) and its step."""
+    step = dt / max(1, round(dt / THESIS_SAVE_DT))
+    coarse = u[:, : int(np.floor(THESIS_SECONDS / dt + 1e-9)) + 1]
+    t_coarse = dt * np.arange(coarse.shape[1])
+    t_fine = step * np.arange(int(round(t_coarse[-1] / step)) + 1)
+    fine = np.stack([np.interp(t_fine, t_coarse, coarse[0, :, i]) for i in range(u.shape[2])], axis=-1)
+    return t_coarse, fine[None], step
+
+
+def continuous_ron(ron: RON, u: np.ndarray, sim_dt: float) -> np.ndarray:
+    """The RON's continuous equation y'' = f_ref(y, y', u(t)) from rest, u (K, nu) linearly
+    interpolated between samples ron.dt apart, explicit Euler at sim_dt: y at the K sample times."""
+    ts = ron.dt * jnp.arange(u.shape[0])
+    u_path = diffrax.LinearInterpolation(ts=ts, ys=jnp.asarray(u, dtype=float))
+
+    def field(t, state, args):
+        y, ydot = state
+        return ydot, f_ref(ron, y, ydot, u_path.evaluate(t))
+
+    zeros = jnp.zeros(ron.ny)
+    solution = diffrax.diffeqsolve(
+        diffrax.ODETerm(field),
+        diffrax.Euler(),
+        t0=0.0,
+        t1=float(ts[-1]),
+        dt0=sim_dt,
+        y0=(zeros, zeros),
+        saveat=diffrax.SaveAt(ts=ts),
+        stepsize_controller=diffrax.ConstantStepSize(),
+        max_steps=None,
+    )
+    return np.asarray(solution.ys[0])
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run")
@@ -84,29 +129,38 @@ def main(argv=None) -> None:
     models, sidecars = zip(*map(load_checkpoint, paths))
     interpolation = config["simulation"]["input_interpolation"]
     bound = config["evaluation"]["divergence_bound"]
-    ensemble = PhysicalEnsemble(
-        [s["seed"] for s in sidecars],
-        list(models),
-        ron.dt,
-        config["simulation"]["dt"],
-        bound,
-        [training_failed(s) for s in sidecars],
-        interpolation=interpolation,
-    )
+
+    def ensemble(reference_dt: float) -> PhysicalEnsemble:
+        seeds, failed = [s["seed"] for s in sidecars], [training_failed(s) for s in sidecars]
+        return PhysicalEnsemble(
+            seeds, list(models), reference_dt, config["simulation"]["dt"], bound, failed, interpolation=interpolation
+        )
+
     print(f"{args.task} ny {args.ny} {args.mode}: {len(models)} starts, RON dt {ron.dt:g}\n")
-    print("| input | steps | RMS of y | global | per coordinate | centred | from 20 s | diverged |")
-    print("|:--|--:|--:|--:|--:|--:|--:|--:|")
-    for name, u in inputs(run / "data" / f"{args.task}.h5").items():
+    print("| input | steps | RMS of y | global | per coordinate | centred | from 20 s | floor | diverged |")
+    print("|:--|--:|--:|--:|--:|--:|--:|--:|--:|")
+    driving = inputs(run / "data" / f"{args.task}.h5")
+    driving["test_thesis_grid"] = driving["test"]
+    for name, u in driving.items():
         y_ref = np.asarray(at_sample_times(ron_rollout(ron, jnp.asarray(u), keep="all"), interpolation))[0]
-        y_hats, peaks = ensemble.all_states(u)
+        floor = "-"
+        if name != "test_thesis_grid":
+            y_ode = continuous_ron(ron, u[0], config["simulation"]["dt"])
+            floor = f"{nrmse_readings(y_ref, y_ode, ron.dt)['global']:.4f}"
+        save_dt = ron.dt
+        if name == "test_thesis_grid":
+            t_coarse, u, save_dt = on_thesis_grid(u, ron.dt)
+            t_fine = save_dt * np.arange(u.shape[1])
+            y_ref = np.stack([np.interp(t_fine, t_coarse, y_ref[: len(t_coarse), i]) for i in range(ron.ny)], -1)
+        y_hats, peaks = ensemble(save_dt).all_states(u)
         kept = [np.asarray(y_hat)[0] for y_hat, peak in zip(y_hats, peaks) if not diverged(peak, bound)]
-        readings = [nrmse_readings(y_ref, y_hat, ron.dt) for y_hat in kept]
+        readings = [nrmse_readings(y_ref, y_hat, save_dt) for y_hat in kept]
         cells = [
             f"{np.mean([r[k] for r in readings]):.4f} ± {np.std([r[k] for r in readings]):.4f}" if readings else "-"
             for k in ("global", "per_coordinate", "centred", "from_20s")
         ]
         rms = np.sqrt(np.mean(y_ref**2))
-        print(f"| {name} | {u.shape[1]} | {rms:.3g} | {' | '.join(cells)} | {len(y_hats) - len(kept)} |")
+        print(f"| {name} | {u.shape[1]} | {rms:.3g} | {' | '.join(cells)} | {floor} | {len(y_hats) - len(kept)} |")
 
 
 if __name__ == "__main__":
