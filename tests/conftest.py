@@ -52,14 +52,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_config(*overlays: str) -> dict:
-    """config.yaml with overlays (paths relative to the repository) merged as --configfile does."""
-    import yaml
-    from snakemake.utils import update_config
+    """config.yaml with overlays (paths relative to the repository) merged as --configfile does,
+    unchecked."""
+    from physres.config import merged_config
 
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for overlay in overlays:
-        update_config(config, yaml.safe_load((ROOT / overlay).read_text()))
-    return config
+    return merged_config(ROOT / "config.yaml", [ROOT / overlay for overlay in overlays], check=False)
 
 
 SMOKE_CONFIG = "workflow/configs/smoke.yaml"

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import load_config
 
-from physres.config import ConfigError, check_config
+from physres.config import ConfigError, check_config, merged_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -318,3 +318,17 @@ def test_pretraining_parts_follow_epochs_per_job():
     assert "pretrain.epochs_per_job: 0 is less than the minimum of 1" in broken(
         lambda c: c["pretrain"].update(epochs_per_job=0)
     )
+
+
+def test_merged_config_merges_overlays_in_order_and_checks(tmp_path):
+    first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
+    first.write_text("pretrain: {epochs: 700}\ndimensions: [6]\n")
+    second.write_text("pretrain: {epochs: 900}\n")
+    config = merged_config(ROOT / "config.yaml", [first, second])
+    # nested keys merge (the rest of pretrain stays), lists are replaced, the last overlay wins
+    assert config["pretrain"]["epochs"] == 900 and "controller" in config["pretrain"]
+    assert config["dimensions"] == [6]
+    (tmp_path / "bad.yaml").write_text("tasks: [cifar]\n")
+    with pytest.raises(ConfigError, match="cifar"):
+        merged_config(ROOT / "config.yaml", [tmp_path / "bad.yaml"])
+    assert merged_config(ROOT / "config.yaml", [tmp_path / "bad.yaml"], check=False)["tasks"] == ["cifar"]

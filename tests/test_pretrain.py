@@ -335,3 +335,17 @@ def test_robust_pretraining_is_seeded_and_trains_on_perturbed_robots(problem, fu
     np.testing.assert_array_equal(first.train_loss[:, 0], again.train_loss[:, 0])
     assert np.all(np.isfinite(first.train_loss[:, 0]))
     assert not np.array_equal(first.train_loss[:, 0], full_run.train_loss[:, 0])
+
+
+def test_cell_checkpoints_in_seed_order_or_the_target_that_builds_them(tmp_path):
+    from physres.checkpoint import cell_checkpoints
+
+    run = tmp_path / "results" / "quick"
+    cell = run / "pretrain" / "adiac" / "ny6" / "full"
+    with pytest.raises(FileNotFoundError, match="snakemake results/quick/pretrain/adiac/ny6/full/evaluation.json"):
+        cell_checkpoints(run, "adiac", 6, "full")
+    cell.mkdir(parents=True)
+    for seed in (10, 2, 0):
+        (cell / f"seed{seed}.eqx").touch()
+    (cell / "seed2.json").touch()
+    assert [path.name for path in cell_checkpoints(run, "adiac", 6, "full")] == ["seed0.eqx", "seed2.eqx", "seed10.eqx"]

@@ -23,7 +23,7 @@ jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from physres.checkpoint import load_checkpoint  # noqa: E402
+from physres.checkpoint import cell_checkpoints, load_checkpoint  # noqa: E402
 from physres.data import read_task  # noqa: E402
 from physres.linearisation import acceleration_jacobians, decay_rates, trajectory_states  # noqa: E402
 from physres.ron import f_ref, load_ron, ron_step  # noqa: E402
@@ -54,11 +54,10 @@ def main(argv=None) -> None:
     parser.add_argument("--every", type=int, default=25, help="probe every this many states")
     args = parser.parse_args(argv)
     run = args.results / args.run
-    cell = run / "pretrain" / args.task / f"ny{args.ny}" / args.mode
-    models = sorted(cell.glob("seed*.eqx"))
-    if not models:
-        target = f"results/{args.run}/pretrain/{args.task}/ny{args.ny}/{args.mode}/evaluation.json"
-        parser.error(f"no checkpoints in {cell}: build them with snakemake {target}")
+    try:
+        models = cell_checkpoints(run, args.task, args.ny, args.mode)
+    except FileNotFoundError as missing:
+        parser.error(str(missing))
     ron = load_ron(run / "reference" / args.task / f"ny{args.ny}" / "selected.h5")
     u = jnp.asarray(read_task(run / "data" / f"{args.task}.h5").test.u[args.sequence], dtype=float)
     zeros = jnp.zeros(ron.ny)

@@ -26,10 +26,8 @@ jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
-import yaml  # noqa: E402
-from snakemake.utils import update_config  # noqa: E402
 
-from physres.config import check_config  # noqa: E402
+from physres.config import merged_config  # noqa: E402
 from physres.data import read_task  # noqa: E402
 from physres.physical import init_physical_reservoir, stack_models, unstack_model  # noqa: E402
 from physres.pretrain import acceleration_rmse_per_coordinate, pretrain_multistart  # noqa: E402
@@ -39,15 +37,6 @@ from physres.seeding import label_key  # noqa: E402
 from physres.specs import architecture_spec, schedule_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def probe_config(overlays: list[Path]) -> dict:
-    """config.yaml with the overlays merged as --configfile does, checked."""
-    config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    for overlay in overlays:
-        update_config(config, yaml.safe_load(overlay.read_text()))
-    check_config(config)
-    return config
 
 
 def main(argv=None) -> None:
@@ -69,7 +58,7 @@ def main(argv=None) -> None:
         if not path.exists():
             target = f"results/{args.run}/{path.relative_to(run)}"
             parser.error(f"{path} is missing: build it with snakemake {target}")
-    config = probe_config(args.configfile)
+    config = merged_config(ROOT / "config.yaml", args.configfile)
     ron = load_ron(ron_path)
     spec = config["pretraining_dataset"]
     box = sampling_box(visited_box(ron, read_task(data_path).train.u, config["reference"]["chunk_size"]), spec["box"])

@@ -61,6 +61,17 @@ def load_checkpoint(path: str | Path) -> tuple[PhysicalReservoir, dict]:
     return model, header
 
 
+def cell_checkpoints(run: Path, task: str, ny: int, mode: str) -> list[Path]:
+    """A pretraining cell's checkpoints in a run's folder ``run`` (results/<run>), in seed order;
+    FileNotFoundError naming the Snakemake target that builds them when there are none."""
+    cell = run / "pretrain" / task / f"ny{ny}" / mode
+    paths = sorted(cell.glob("seed*.eqx"), key=lambda path: int(path.stem.removeprefix("seed")))
+    if not paths:
+        target = f"results/{run.name}/pretrain/{task}/ny{ny}/{mode}/evaluation.json"
+        raise FileNotFoundError(f"no checkpoints in {cell}: build them with snakemake {target}")
+    return paths
+
+
 def training_failed(record: dict) -> bool:
     """True for a start whose training never reached a finite validation loss (records before
     the key existed called it ``diverged``)."""

@@ -199,6 +199,19 @@ def check_config(config: dict, schema_path: str | Path = SCHEMA) -> None:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
 
 
+def merged_config(base: str | Path, overlays: list[str | Path] = (), check: bool = True) -> dict:
+    """``base`` (a config.yaml) with ``overlays`` merged on it in order, as Snakemake's
+    --configfile merges them, checked (ConfigError) unless ``check`` is False."""
+    from snakemake.utils import update_config  # the merge Snakemake itself applies
+
+    config = yaml.safe_load(Path(base).read_text())
+    for overlay in overlays:
+        update_config(config, yaml.safe_load(Path(overlay).read_text()))
+    if check:
+        check_config(config)
+    return config
+
+
 def ron_config(config: dict, task: str, ny: int) -> dict[str, Any]:
     for entry in config["reference"]["configs"]:
         if entry["task"] == task and entry["ny"] == int(ny):
