@@ -1,5 +1,8 @@
 """tools/trajectory_inputs.py: the four readings of the trajectory NRMSE against closed forms."""
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -33,7 +36,7 @@ def test_the_readings_part_where_they_should():
 
 
 def test_a_cell_without_checkpoints_names_its_target(tmp_path, capsys):
-    (tmp_path / "config.yaml").write_text("{}\n")
+    shutil.copy(Path(__file__).resolve().parents[1] / "config.yaml", tmp_path / "config.yaml")
     with pytest.raises(SystemExit):
         trajectory_inputs.main(["paper", "mackey_glass", "6", "full", "--workdir", str(tmp_path)])
     assert "snakemake results/paper/pretrain/mackey_glass/ny6/full/evaluation.json" in capsys.readouterr().err
@@ -72,3 +75,9 @@ def test_the_continuous_ron_parts_from_the_discrete_one_at_first_order():
         gaps.append(trajectory_inputs.nrmse_readings(y_ref, y_ode, dt)["global"])
     assert 0.0 < gaps[1] < gaps[0]
     assert gaps[0] / gaps[1] == pytest.approx(2.0, rel=0.15)
+
+
+def test_mean_std_is_the_tables_sample_std_of_the_finite_values():
+    assert trajectory_inputs.mean_std([1.0, 2.0, 3.0, float("nan")]) == "2.0000 ± 1.0000"
+    assert trajectory_inputs.mean_std([float("nan")]) == "-"
+    assert trajectory_inputs.mean_std([0.5]) == "0.5000 ± nan"

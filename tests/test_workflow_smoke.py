@@ -397,6 +397,32 @@ def test_closed_loop_of_a_pretrained_cell(smoke_run, capsys):
     assert "snakemake results/smoke/pretrain/mackey_glass/ny9/full/evaluation.json" in capsys.readouterr().err
 
 
+def test_trajectory_inputs_of_a_pretrained_cell(smoke_run, capsys):
+    """tools/trajectory_inputs.py reproduces the rule's trajectory NRMSE on the test input and
+    reads the same starts under the other inputs, each with its floor."""
+    from tools import trajectory_inputs
+
+    workdir, _ = smoke_run
+    trajectory_inputs.main(
+        [
+            "smoke",
+            "mackey_glass",
+            "6",
+            "full",
+            "--workdir",
+            str(workdir),
+            "--configfile",
+            str(workdir / "workflow/configs/smoke.yaml"),
+        ]
+    )
+    rows = {row[0]: row for row in markdown_cells(capsys.readouterr().out) if row[0] != "input"}
+    assert list(rows) == ["test", "train", "noise", "noise_pm1", "test_thesis_grid"]
+    evaluation = json.loads((workdir / "results/smoke/pretrain/mackey_glass/ny6/full/evaluation.json").read_text())
+    nrmse = [s["trajectory_nrmse"] for s in evaluation["seeds"] if not s["diverged"]]
+    assert float(rows["test"][3].split(" ± ")[0]) == pytest.approx(np.mean(nrmse), abs=5e-5)
+    assert 0 < float(rows["test"][7]) < 1 and rows["test_thesis_grid"][7] == "-"
+
+
 def test_pretrain_probe_of_a_cell(smoke_run, capsys):
     """tools/pretrain_probe.py trains a cell's starts for a few epochs from a run's RON and data,
     under overlays: the validation curve and each start's per-coordinate test RMSE."""

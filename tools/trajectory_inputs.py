@@ -4,7 +4,8 @@ several inputs, the NRMSE read four ways.
 
     python tools/trajectory_inputs.py paper mackey_glass 6 full --workdir /work/runs/paper
 
-Inputs (each as long as the first test sequence, from rest, as the rule evaluate_pretraining):
+Inputs (each as long as the first test sequence cut to ``evaluation.max_steps``, from rest, as
+the rule evaluate_pretraining simulates):
 ``test`` (the first test sequence, the workflow's choice), ``train`` (the first training
 sequence), ``noise`` (uniform [0, 1), seed 0: the thesis code's sMNIST comparison input) and
 ``noise_pm1`` (uniform [-1, 1)), and ``test_thesis_grid``: the first test sequence compared as
@@ -17,7 +18,7 @@ reservoir that matched f_ref exactly would score (not computed on the thesis gri
 coordinates / RMS of y), ``per_coordinate`` (that ratio per coordinate, then the mean),
 ``centred`` (RMSE / std of y) and ``from_20s`` (the global reading without the first 20 s of the
 RON's time, the thesis plots' cut). Prints markdown: mean ± std over the starts that did not
-diverge, and how many did.
+diverge (sample std, as the tables), and how many did.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64
 
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
-import yaml  # noqa: E402
 
-from physres.checkpoint import load_checkpoint, training_failed  # noqa: E402
+from physres.checkpoint import cell_checkpoints, load_checkpoint, training_failed  # noqa: E402
+from physres.config import merged_config  # noqa: E402
 from physres.data import read_task  # noqa: E402
 from physres.reservoirs import PhysicalEnsemble  # noqa: E402
 from physres.ron import RON, f_ref, load_ron, ron_rollout  # noqa: E402
@@ -58,10 +59,11 @@ def nrmse_readings(y_ref: np.ndarray, y_hat: np.ndarray, dt: float) -> dict[str,
     }
 
 
-def inputs(task_file: Path, seed: int = 0) -> dict[str, np.ndarray]:
-    """The driving inputs, each of shape (1, K, nu) with K the first test sequence's length."""
+def inputs(task_file: Path, max_steps: int | None = None, seed: int = 0) -> dict[str, np.ndarray]:
+    """The driving inputs, each of shape (1, K, nu) with K the first test sequence's length, or
+    ``max_steps`` where that is shorter (the rule's ``evaluation.max_steps``)."""
     task = read_task(task_file)
-    test = np.asarray(task.test.u[:1], dtype=float)
+    test = np.asarray(task.test.u[:1, :max_steps], dtype=float)
     shape = test.shape
     rng = np.random.default_rng(seed)
     return {
@@ -70,6 +72,15 @@ def inputs(task_file: Path, seed: int = 0) -> dict[str, np.ndarray]:
         "noise": rng.uniform(0.0, 1.0, shape),
         "noise_pm1": rng.uniform(-1.0, 1.0, shape),
     }
+
+
+def mean_std(values: list[float]) -> str:
+    """Mean ± sample std (ddof = 1, as the tables), or "-" where no start gives a finite value."""
+    values = [value for value in values if np.isfinite(value)]
+    if not values:
+        return "-"
+    std = np.std(values, ddof=1) if len(values) > 1 else float("nan")
+    return f"{np.mean(values):.4f} ± {std:.4f}"
 
 
 def on_thesis_grid(u: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -116,15 +127,14 @@ def main(argv=None) -> None:
     parser.add_argument("ny", type=int)
     parser.add_argument("mode", choices=["full", "rob_fixed"])
     parser.add_argument("--workdir", type=Path, default=Path("."), help="the run's folder (results/, config.yaml)")
-    parser.add_argument("--configfile", type=Path, default=None, help="default: <workdir>/config.yaml")
+    parser.add_argument("--configfile", type=Path, nargs="*", default=[], help="the run's overlays on its config.yaml")
     args = parser.parse_args(argv)
-    config = yaml.safe_load((args.configfile or args.workdir / "config.yaml").read_text())
+    config = merged_config(args.workdir / "config.yaml", args.configfile)
     run = args.workdir / "results" / args.run
-    cell = run / "pretrain" / args.task / f"ny{args.ny}" / args.mode
-    paths = sorted(cell.glob("seed*.eqx"))
-    if not paths:
-        target = f"results/{args.run}/pretrain/{args.task}/ny{args.ny}/{args.mode}/evaluation.json"
-        parser.error(f"no checkpoints in {cell}: build them with snakemake {target}")
+    try:
+        paths = cell_checkpoints(run, args.task, args.ny, args.mode)
+    except FileNotFoundError as missing:
+        parser.error(str(missing))
     ron = load_ron(run / "reference" / args.task / f"ny{args.ny}" / "selected.h5")
     models, sidecars = zip(*map(load_checkpoint, paths))
     interpolation = config["simulation"]["input_interpolation"]
@@ -139,7 +149,7 @@ def main(argv=None) -> None:
     print(f"{args.task} ny {args.ny} {args.mode}: {len(models)} starts, RON dt {ron.dt:g}\n")
     print("| input | steps | RMS of y | global | per coordinate | centred | from 20 s | floor | diverged |")
     print("|:--|--:|--:|--:|--:|--:|--:|--:|--:|")
-    driving = inputs(run / "data" / f"{args.task}.h5")
+    driving = inputs(run / "data" / f"{args.task}.h5", config["evaluation"]["max_steps"])
     driving["test_thesis_grid"] = driving["test"]
     for name, u in driving.items():
         y_ref = np.asarray(at_sample_times(ron_rollout(ron, jnp.asarray(u), keep="all"), interpolation))[0]
@@ -155,10 +165,7 @@ def main(argv=None) -> None:
         y_hats, peaks = ensemble(save_dt).all_states(u)
         kept = [np.asarray(y_hat)[0] for y_hat, peak in zip(y_hats, peaks) if not diverged(peak, bound)]
         readings = [nrmse_readings(y_ref, y_hat, save_dt) for y_hat in kept]
-        cells = [
-            f"{np.mean([r[k] for r in readings]):.4f} ± {np.std([r[k] for r in readings]):.4f}" if readings else "-"
-            for k in ("global", "per_coordinate", "centred", "from_20s")
-        ]
+        cells = [mean_std([r[k] for r in readings]) for k in ("global", "per_coordinate", "centred", "from_20s")]
         rms = np.sqrt(np.mean(y_ref**2))
         print(f"| {name} | {u.shape[1]} | {rms:.3g} | {' | '.join(cells)} | {floor} | {len(y_hats) - len(kept)} |")
 
