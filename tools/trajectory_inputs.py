@@ -5,20 +5,23 @@ several inputs, the NRMSE read four ways.
     python tools/trajectory_inputs.py paper mackey_glass 6 full --workdir /work/runs/paper
 
 Inputs (each as long as the first test sequence cut to ``evaluation.max_steps``, from rest, as
-the rule evaluate_pretraining simulates):
-``test`` (the first test sequence, the workflow's choice), ``train`` (the first training
-sequence), ``noise`` (uniform [0, 1), seed 0: the thesis code's sMNIST comparison input) and
-``noise_pm1`` (uniform [-1, 1)), and ``test_thesis_grid``: the first test sequence compared as
-the thesis code compares its "Rollout NRMSE" (the paper's trajectory NRMSE, docs/results.md): over
-the first 100 s only, the robots' states saved every 0.01 s and the RON's linearly interpolated to
-the same times. Each row also gives the floor of its input: the global reading for the RON's own
-continuous equation y'' = f_ref(y, y', u) integrated as the robots are (explicit Euler at
-``simulation.dt``, the input linearly interpolated) against the discrete RON, which a physical
-reservoir that matched f_ref exactly would score (not computed on the thesis grid). Readings: ``global`` (the workflow's: RMSE over all steps and
-coordinates / RMS of y), ``per_coordinate`` (that ratio per coordinate, then the mean),
-``centred`` (RMSE / std of y) and ``from_20s`` (the global reading without the first 20 s of the
-RON's time, the thesis plots' cut). Prints markdown: mean ± std over the starts that did not
-diverge (sample std, as the tables), and how many did.
+the rule evaluate_pretraining simulates): ``test`` (the first test sequence, the workflow's
+choice), ``train`` (the first training sequence), ``noise`` (uniform [0, 1), seed 0: the thesis
+code's sMNIST comparison input), ``noise_pm1`` (uniform [-1, 1)), and ``test_thesis_grid``: the
+first test sequence compared as the thesis code compares its "Rollout NRMSE" (the paper's
+trajectory NRMSE, docs/results.md): over the first 100 s only, the robots' states saved every
+0.01 s and the RON's linearly interpolated to the same times.
+
+Readings: ``global`` (the workflow's: RMSE over all steps and coordinates / RMS of y),
+``per_coordinate`` (that ratio per coordinate, then the mean), ``centred`` (RMSE / std of y) and
+``from_20s`` (the global reading without the first 20 s of the RON's time, the thesis plots' cut).
+Each row also gives its input's floor: the global reading of the RON's own continuous equation
+y'' = f_ref(y, y', u), integrated as the robots are (explicit Euler at ``simulation.dt``, the
+input linearly interpolated), against the discrete RON, which a physical reservoir matching f_ref
+exactly would score (not computed on the thesis grid).
+
+Prints markdown: mean ± sample std (as the tables) over the starts that did not diverge, and how
+many did.
 """
 
 from __future__ import annotations
