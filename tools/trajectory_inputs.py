@@ -27,6 +27,7 @@ many did.
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 
 import diffrax
@@ -143,6 +144,7 @@ def main(argv=None) -> None:
     interpolation = config["simulation"]["input_interpolation"]
     bound = config["evaluation"]["divergence_bound"]
 
+    @functools.cache  # one stacked ensemble per save step, shared by the inputs
     def ensemble(reference_dt: float) -> PhysicalEnsemble:
         seeds, failed = [s["seed"] for s in sidecars], [training_failed(s) for s in sidecars]
         return PhysicalEnsemble(
