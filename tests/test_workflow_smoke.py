@@ -423,6 +423,32 @@ def test_trajectory_inputs_of_a_pretrained_cell(smoke_run, capsys):
     assert 0 < float(rows["test"][7]) < 1 and rows["test_thesis_grid"][7] == "-"
 
 
+def test_reference_nonlinearity_of_a_cell(smoke_run, capsys):
+    """tools/reference_nonlinearity.py draws the selected candidate's dataset as the rule
+    pretraining_dataset does, and prints one row per candidate."""
+    from physres.config import merged_config
+    from physres.data import read_task
+    from physres.pretraining_data import read_dataset
+    from tools import reference_nonlinearity
+
+    workdir, _ = smoke_run
+    run = workdir / "results/smoke"
+    overlay = workdir / "workflow/configs/smoke.yaml"
+    config = merged_config(workdir / "config.yaml", [overlay])
+    selected = json.loads((run / "reference/mackey_glass/ny6/selection.json").read_text())["selected_seed"]
+    train_u = read_task(run / "data/mackey_glass.h5").train.u
+    drawn = reference_nonlinearity.candidate_dataset(config, "mackey_glass", 6, selected, train_u)
+    made = read_dataset(run / "datasets/mackey_glass/ny6.h5")
+    for split in made:
+        for key in made[split]:
+            # to rounding: the job ran on one CPU, this process on all (XLA rounds by the CPUs it has)
+            np.testing.assert_allclose(drawn[split][key], made[split][key], rtol=1e-12, atol=1e-14, err_msg=key)
+    reference_nonlinearity.main(["smoke", "mackey_glass", "6", "--workdir", str(workdir), "--configfile", str(overlay)])
+    rows = [row for row in markdown_cells(capsys.readouterr().out) if row[0][:1].isdigit()]
+    assert len(rows) == config["reference"]["candidates"]
+    assert [row[0] for row in rows].count(f"{selected} (selected)") == 1
+
+
 def test_pretrain_probe_of_a_cell(smoke_run, capsys):
     """tools/pretrain_probe.py trains a cell's starts for a few epochs from a run's RON and data,
     under overlays: the validation curve and each start's per-coordinate test RMSE."""

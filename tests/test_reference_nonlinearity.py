@@ -1,0 +1,50 @@
+"""tools/reference_nonlinearity.py: the part of y'' beyond an affine fit, against closed forms."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tools import reference_nonlinearity
+
+
+def split(y, ydot, u, yddot):
+    return {"y": y, "ydot": ydot, "u": u, "yddot": yddot}
+
+
+def uniform_dataset(yddot_of, n=200_000, ny=2, seed=0):
+    rng = np.random.default_rng(seed)
+    parts = {}
+    for name in ("train", "test"):
+        y, ydot, u = rng.uniform(-1, 1, (n, ny)), rng.uniform(-1, 1, (n, ny)), rng.uniform(-1, 1, (n, 1))
+        parts[name] = split(y, ydot, u, yddot_of(y, ydot, u))
+    return parts
+
+
+def test_an_affine_acceleration_has_no_nonlinear_part():
+    rng = np.random.default_rng(3)
+    A, B, C = rng.normal(size=(2, 2)), rng.normal(size=(2, 2)), rng.normal(size=(1, 2))
+    data = uniform_dataset(lambda y, ydot, u: y @ A + ydot @ B + u @ C + 0.5, n=2000)
+    part = reference_nonlinearity.nonlinear_part(data)
+    assert part["residual"] < 1e-12 * part["labels"]
+    np.testing.assert_allclose(part["per_coordinate"], 0.0, atol=1e-12)
+
+
+def test_a_square_leaves_its_closed_form_residual():
+    # y'' = (y_0^2, y_1) with y uniform in [-1, 1]: the affine fit of y_0^2 is its mean 1/3 (no
+    # slope by symmetry), leaving E[y^4] - E[y^2]^2 = 1/5 - 1/9 = 4/45; y_1 is fitted exactly
+    data = uniform_dataset(lambda y, ydot, u: np.stack([y[:, 0] ** 2, y[:, 1]], axis=1))
+    part = reference_nonlinearity.nonlinear_part(data)
+    assert part["per_coordinate"][0] == pytest.approx(np.sqrt(4 / 45), rel=0.01)
+    assert part["per_coordinate"][1] < 1e-12
+    assert part["residual"] == pytest.approx(np.sqrt(4 / 45), rel=0.01)
+    # labels: RMS of ||(y_0^2, y_1)|| = sqrt(E[y^4] + E[y^2]) = sqrt(1/5 + 1/3)
+    assert part["labels"] == pytest.approx(np.sqrt(1 / 5 + 1 / 3), rel=0.01)
+
+
+def test_a_run_without_task_data_names_its_target(tmp_path, capsys):
+    shutil.copy(Path(__file__).resolve().parents[1] / "config.yaml", tmp_path / "config.yaml")
+    with pytest.raises(SystemExit):
+        reference_nonlinearity.main(["paper", "mackey_glass", "6", "--workdir", str(tmp_path)])
+    assert "snakemake results/paper/data/mackey_glass.h5" in capsys.readouterr().err
