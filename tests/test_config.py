@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ("workflow/configs/quick.yaml", "workflow/configs/coriolis_on.yaml"),
         ("workflow/configs/quick.yaml", "workflow/configs/quick_robustness.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml", "workflow/configs/soromox_dynamics.yaml"),
+        ("workflow/configs/reference_candidate.yaml",),
     ],
 )
 def test_shipped_configs_are_valid(overlays):

@@ -1,5 +1,6 @@
 """tools/reference_nonlinearity.py: the part of y'' beyond an affine fit, against closed forms."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -48,3 +49,21 @@ def test_a_run_without_task_data_names_its_target(tmp_path, capsys):
     with pytest.raises(SystemExit):
         reference_nonlinearity.main(["paper", "mackey_glass", "6", "--workdir", str(tmp_path)])
     assert "snakemake results/paper/data/mackey_glass.h5" in capsys.readouterr().err
+
+
+def test_a_configuration_other_than_the_runs_is_refused(tmp_path, capsys):
+    # the run drew candidates 0-7; an overlay that draws seed 5 alone would print other RONs
+    shutil.copy(Path(__file__).resolve().parents[1] / "config.yaml", tmp_path / "config.yaml")
+    run = tmp_path / "results/paper"
+    (run / "data").mkdir(parents=True)
+    (run / "data/mackey_glass.h5").touch()  # never read: the check comes first
+    cell = run / "reference/mackey_glass/ny9"
+    cell.mkdir(parents=True)
+    candidates = [{"seed": s, "validation": 0.5} for s in range(8)]
+    (cell / "selection.json").write_text(json.dumps({"selected_seed": 2, "candidates": candidates}))
+    overlay = Path(__file__).resolve().parents[1] / "workflow/configs/reference_candidate.yaml"
+    with pytest.raises(SystemExit):
+        reference_nonlinearity.main(
+            ["paper", "mackey_glass", "9", "--workdir", str(tmp_path), "--configfile", str(overlay)]
+        )
+    assert "holds candidate seeds [0, 1, 2, 3, 4, 5, 6, 7], this configuration draws [5]" in capsys.readouterr().err

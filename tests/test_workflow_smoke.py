@@ -444,9 +444,16 @@ def test_reference_nonlinearity_of_a_cell(smoke_run, capsys):
             # to rounding: the job ran on one CPU, this process on all (XLA rounds by the CPUs it has)
             np.testing.assert_allclose(drawn[split][key], made[split][key], rtol=1e-12, atol=1e-14, err_msg=key)
     reference_nonlinearity.main(["smoke", "mackey_glass", "6", "--workdir", str(workdir), "--configfile", str(overlay)])
-    rows = [row for row in markdown_cells(capsys.readouterr().out) if row[0][:1].isdigit()]
-    assert len(rows) == config["reference"]["candidates"]
+    cells = markdown_cells(capsys.readouterr().out)
+    rows = [row for row in cells if row[0][:1].isdigit()]
+    candidates = json.loads((run / "reference/mackey_glass/ny6/selection.json").read_text())["candidates"]
+    assert [int(row[0].split()[0]) for row in rows] == [c["seed"] for c in candidates]
     assert [row[0] for row in rows].count(f"{selected} (selected)") == 1
+    # the per-coordinate row of the pretrained reservoirs is the mean of the rule's evaluation.json
+    evaluation = json.loads((run / "pretrain/mackey_glass/ny6/full/evaluation.json").read_text())
+    per_start = [s["test_rmse_per_coordinate"] for s in evaluation["seeds"] if s["test_rmse_per_coordinate"]]
+    pretrained = next(row for row in cells if row[0] == "pretrained")
+    np.testing.assert_allclose([float(v) for v in pretrained[1:]], np.mean(per_start, axis=0), rtol=5e-3, atol=5e-4)
 
 
 def test_pretrain_probe_of_a_cell(smoke_run, capsys):

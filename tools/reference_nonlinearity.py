@@ -11,8 +11,10 @@ fits y'' by least squares on [y, y', u, 1] over the training split, and prints t
 RMS of the norm ||y'' - y''_lin|| on the test split beside the labels' RMS of ||y''||, the
 candidate's validation score from the run's selection.json and which one was selected. For the
 selected RON it also prints the residual per coordinate beside the pretrained reservoirs' test
-RMSE per coordinate (evaluation.json of the full mode), when the run has them. Neither the run
-nor its results are touched.
+RMSE per coordinate (evaluation.json of the full mode), when the run has them. The run's
+config.yaml and the overlays it ran with (--configfile) must be given as the run had them: the
+candidate seeds are checked against its selection.json. Neither the run nor its results are
+touched.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 
 import jax
 
-jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64
+jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64 (checked below)
 
 import numpy as np  # noqa: E402
 
@@ -32,8 +34,6 @@ from physres.data import read_task  # noqa: E402
 from physres.pretraining_data import sample_dataset, sampling_box, visited_box  # noqa: E402
 from physres.ron import ron_from_config  # noqa: E402
 from physres.selection import candidate_seeds  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def linear_features(split: dict) -> np.ndarray:
@@ -74,24 +74,32 @@ def main(argv=None) -> None:
     parser.add_argument("run")
     parser.add_argument("task")
     parser.add_argument("ny", type=int)
-    parser.add_argument("--workdir", type=Path, default=Path("."), help="the run's checkout (results/ in it)")
+    parser.add_argument("--workdir", type=Path, default=Path("."), help="the run's folder (results/, config.yaml)")
     parser.add_argument("--configfile", type=Path, nargs="*", default=[], help="overlays on config.yaml")
     args = parser.parse_args(argv)
     run = args.workdir / "results" / args.run
     data_path = run / "data" / f"{args.task}.h5"
     if not data_path.exists():
         parser.error(f"{data_path} is missing: build it with snakemake results/{args.run}/data/{args.task}.h5")
-    config = merged_config(ROOT / "config.yaml", args.configfile)
+    config = merged_config(args.workdir / "config.yaml", args.configfile)
+    if not config["numerics"]["x64"]:
+        parser.error("numerics.x64 is false in this run's configuration; this tool draws in float64 only")
+    seeds = candidate_seeds(config["reference"]["pretrain_seed"], config["reference"]["candidates"])
     selection_path = run / "reference" / args.task / f"ny{args.ny}" / "selection.json"
     selection = json.loads(selection_path.read_text()) if selection_path.exists() else None
     validation = {c["seed"]: c["validation"] for c in selection["candidates"]} if selection else {}
+    if selection and sorted(validation) != sorted(seeds):
+        parser.error(
+            f"{selection_path} holds candidate seeds {sorted(validation)}, this configuration draws {seeds}: "
+            "give the overlays the run was made with (--configfile)"
+        )
     train_u = read_task(data_path).train.u
 
     print(f"{args.task} ny {args.ny}: y'' beyond an affine fit in (y, y', u), test split\n")
     print("| candidate seed | validation score | RMS of norm of y'' | residual | residual / labels |")
     print("|--:|--:|--:|--:|--:|")
     parts = {}
-    for seed in candidate_seeds(config["reference"]["pretrain_seed"], config["reference"]["candidates"]):
+    for seed in seeds:
         parts[seed] = part = nonlinear_part(candidate_dataset(config, args.task, args.ny, seed, train_u))
         chosen = " (selected)" if selection and seed == selection["selected_seed"] else ""
         score = f"{validation[seed]:.4g}" if validation.get(seed) is not None else "--"
@@ -102,8 +110,14 @@ def main(argv=None) -> None:
     evaluation_path = run / "pretrain" / args.task / f"ny{args.ny}" / "full" / "evaluation.json"
     if selection is None or not evaluation_path.exists():
         return
-    rmse = [s["test_rmse_per_coordinate"] for s in json.loads(evaluation_path.read_text())["seeds"] if not s["failed"]]
-    print("\nselected RON, per coordinate: the residual beside the pretrained (full) test RMSE, mean over starts\n")
+    starts = json.loads(evaluation_path.read_text())["seeds"]
+    rmse = [s["test_rmse_per_coordinate"] for s in starts if s.get("test_rmse_per_coordinate") is not None]
+    if not rmse:
+        return
+    print(
+        "\nselected RON, per coordinate: the residual beside the pretrained (full) test RMSE, "
+        f"mean over the {len(rmse)} finite starts\n"
+    )
     print("| | " + " | ".join(str(i) for i in range(args.ny)) + " |")
     print("|:--|" + "--:|" * args.ny)
     print("| residual | " + " | ".join(f"{v:.3f}" for v in parts[selection["selected_seed"]]["per_coordinate"]) + " |")
