@@ -44,6 +44,42 @@ def test_a_square_leaves_its_closed_form_residual():
     assert part["labels"] == pytest.approx(np.sqrt(1 / 5 + 1 / 3), rel=0.01)
 
 
+def small_ron(W, V, b):
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    from physres.ron import RON
+
+    W, V, b = np.atleast_2d(W), np.atleast_2d(V), np.atleast_1d(b)
+    ny = len(b)
+    return RON(W=W, V=V, b=b, gamma=np.ones(ny), epsilon=np.ones(ny), dt=0.1)
+
+
+UNIT_BOX = {
+    name: np.full(1, bound) for name, bound in [("y_low", -1.0), ("y_high", 1.0), ("u_low", -1.0), ("u_high", 1.0)]
+}
+
+
+@pytest.mark.parametrize("W, V", [(0.0, 3.0), (3.0, 0.0)])
+def test_a_tanh_of_the_state_or_of_the_input_alone_is_additive(W, V):
+    part = reference_nonlinearity.interaction_part(small_ron(W, V, 0.5), UNIT_BOX, n=500)
+    assert part["residual"] < 1e-14
+
+
+def test_the_interaction_matches_a_quadrature():
+    # tanh(2 y + 3 u + 0.5), y and u uniform in [-1, 1]: the ANOVA interaction by Gauss-Legendre
+    # quadrature (an independent reference) against the tool's Monte Carlo
+    nodes, weights = np.polynomial.legendre.leggauss(200)
+    weights = weights / 2.0  # a mean over [-1, 1]
+    f = np.tanh(2.0 * nodes[:, None] + 3.0 * nodes[None, :] + 0.5)
+    given_y, given_u, mean = f @ weights, weights @ f, weights @ f @ weights
+    interaction = f - given_y[:, None] - given_u[None, :] + mean
+    expected = np.sqrt(weights @ interaction**2 @ weights)
+    part = reference_nonlinearity.interaction_part(small_ron(2.0, 3.0, 0.5), UNIT_BOX, n=4000)
+    assert expected > 0.1  # a real interaction, not a rounding one
+    assert part["residual"] == pytest.approx(expected, rel=0.03)
+
+
 def test_a_run_without_task_data_names_its_target(tmp_path, capsys):
     shutil.copy(Path(__file__).resolve().parents[1] / "config.yaml", tmp_path / "config.yaml")
     with pytest.raises(SystemExit):
