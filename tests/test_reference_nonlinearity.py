@@ -23,11 +23,11 @@ def uniform_dataset(yddot_of, n=200_000, ny=2, seed=0):
     return parts
 
 
-def test_an_affine_acceleration_has_no_nonlinear_part():
+def test_an_affine_acceleration_has_nothing_beyond_affine():
     rng = np.random.default_rng(3)
     A, B, C = rng.normal(size=(2, 2)), rng.normal(size=(2, 2)), rng.normal(size=(1, 2))
     data = uniform_dataset(lambda y, ydot, u: y @ A + ydot @ B + u @ C + 0.5, n=2000)
-    part = reference_nonlinearity.nonlinear_part(data)
+    part = reference_nonlinearity.beyond_affine(data)
     assert part["residual"] < 1e-12 * part["labels"]
     np.testing.assert_allclose(part["per_coordinate"], 0.0, atol=1e-12)
 
@@ -36,7 +36,7 @@ def test_a_square_leaves_its_closed_form_residual():
     # y'' = (y_0^2, y_1) with y uniform in [-1, 1]: the affine fit of y_0^2 is its mean 1/3 (no
     # slope by symmetry), leaving E[y^4] - E[y^2]^2 = 1/5 - 1/9 = 4/45; y_1 is fitted exactly
     data = uniform_dataset(lambda y, ydot, u: np.stack([y[:, 0] ** 2, y[:, 1]], axis=1))
-    part = reference_nonlinearity.nonlinear_part(data)
+    part = reference_nonlinearity.beyond_affine(data)
     assert part["per_coordinate"][0] == pytest.approx(np.sqrt(4 / 45), rel=0.01)
     assert part["per_coordinate"][1] < 1e-12
     assert part["residual"] == pytest.approx(np.sqrt(4 / 45), rel=0.01)
@@ -62,7 +62,7 @@ UNIT_BOX = {
 
 @pytest.mark.parametrize("W, V", [(0.0, 3.0), (3.0, 0.0)])
 def test_a_tanh_of_the_state_or_of_the_input_alone_is_additive(W, V):
-    part = reference_nonlinearity.interaction_part(small_ron(W, V, 0.5), UNIT_BOX, n=500)
+    part = reference_nonlinearity.beyond_additive(small_ron(W, V, 0.5), UNIT_BOX, n=500)
     assert part["residual"] < 1e-14
 
 
@@ -75,7 +75,7 @@ def test_the_interaction_matches_a_quadrature():
     given_y, given_u, mean = f @ weights, weights @ f, weights @ f @ weights
     interaction = f - given_y[:, None] - given_u[None, :] + mean
     expected = np.sqrt(weights @ interaction**2 @ weights)
-    part = reference_nonlinearity.interaction_part(small_ron(2.0, 3.0, 0.5), UNIT_BOX, n=4000)
+    part = reference_nonlinearity.beyond_additive(small_ron(2.0, 3.0, 0.5), UNIT_BOX, n=4000)
     assert expected > 0.1  # a real interaction, not a rounding one
     assert part["residual"] == pytest.approx(expected, rel=0.03)
 

@@ -47,7 +47,7 @@ def linear_features(split: dict) -> np.ndarray:
     return np.hstack([split["y"], split["ydot"], split["u"], ones])
 
 
-def nonlinear_part(dataset: dict) -> dict:
+def beyond_affine(dataset: dict) -> dict:
     """The part of y'' that no affine function of (y, y', u) explains.
 
     dataset: {"train"|"test": {"y", "ydot": (n, ny), "u": (n, n_u), "yddot": (n, ny)}}. The affine
@@ -65,7 +65,7 @@ def nonlinear_part(dataset: dict) -> dict:
     }
 
 
-def interaction_part(ron: RON, box: dict, n: int = 4000, seed: int = 0, block: int = 250) -> dict:
+def beyond_additive(ron: RON, box: dict, n: int = 4000, seed: int = 0, block: int = 250) -> dict:
     """The part of y'' beyond the best sum F(y, y') + G(u) over the box, by Monte Carlo.
 
     y'' = -gamma y - epsilon y' + tanh(a + v) with a = W y + b, v = V u; the box draws y, y', u
@@ -151,8 +151,8 @@ def main(argv=None) -> None:
         ron = candidate_ron(config, args.task, args.ny, seed)
         box = candidate_box(config, ron, train_u)
         spec = config["pretraining_dataset"]
-        affine[seed] = nonlinear_part(sample_dataset(ron, box, spec["m"], spec["split"], spec["seed"]))
-        additive[seed] = interaction_part(ron, box)
+        affine[seed] = beyond_affine(sample_dataset(ron, box, spec["m"], spec["split"], spec["seed"]))
+        additive[seed] = beyond_additive(ron, box)
         chosen = " (selected)" if selection and seed == selection["selected_seed"] else ""
         score = f"{validation[seed]:.4g}" if validation.get(seed) is not None else "--"
         labels = affine[seed]["labels"]
