@@ -1,4 +1,5 @@
-"""tools/reference_nonlinearity.py: the part of y'' beyond an affine fit, against closed forms."""
+"""tools/reference_nonlinearity.py: the parts of y'' beyond an affine and an additive fit, against closed
+forms and a quadrature."""
 
 import json
 import shutil
