@@ -109,12 +109,17 @@ def candidate_box(config: dict, ron: RON, train_u: np.ndarray) -> dict:
     return sampling_box(visited, config["pretraining_dataset"]["box"])
 
 
+def draw_dataset(config: dict, ron: RON, box: dict) -> dict:
+    """The rule pretraining_dataset's draw in ``box`` (its m, split and seed)."""
+    spec = config["pretraining_dataset"]
+    return sample_dataset(ron, box, spec["m"], spec["split"], spec["seed"])
+
+
 def candidate_dataset(config: dict, task: str, ny: int, seed: int, train_u: np.ndarray) -> dict:
     """The pretraining dataset the rule pretraining_dataset would draw had candidate ``seed`` been
     selected."""
     ron = candidate_ron(config, task, ny, seed)
-    spec = config["pretraining_dataset"]
-    return sample_dataset(ron, candidate_box(config, ron, train_u), spec["m"], spec["split"], spec["seed"])
+    return draw_dataset(config, ron, candidate_box(config, ron, train_u))
 
 
 def main(argv=None) -> None:
@@ -150,8 +155,7 @@ def main(argv=None) -> None:
     for seed in seeds:
         ron = candidate_ron(config, args.task, args.ny, seed)
         box = candidate_box(config, ron, train_u)
-        spec = config["pretraining_dataset"]
-        affine[seed] = beyond_affine(sample_dataset(ron, box, spec["m"], spec["split"], spec["seed"]))
+        affine[seed] = beyond_affine(draw_dataset(config, ron, box))
         additive[seed] = beyond_additive(ron, box)
         chosen = " (selected)" if selection and seed == selection["selected_seed"] else ""
         score = f"{validation[seed]:.4g}" if validation.get(seed) is not None else "--"
