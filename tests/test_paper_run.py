@@ -22,7 +22,7 @@ def test_every_call_names_outputs_of_the_paper_dag():
     names = list(targets)
     mackey_glass = [f"mackey_glass/ny{n}" for n in (6, 9, 12, 15)]
     assert names[:6] == mackey_glass + ["baseline", "adiac/ny6"] and names[-1] == "all"
-    # sMNIST's baselines (hours of rollouts) after the two tasks whose whole rows they would hold up
+    # sMNIST's baselines (hours of rollouts) after ADIAC's and Lorenz96's whole cells
     assert names.index("lorenz96/ny15") < names.index("smnist") < names.index("smnist/ny6")
     # one cell: 4 variants' scores and 2 modes' evaluations, of that cell only
     assert len(targets["adiac/ny12"]) == 6 and all("/ny12/" in t for t in targets["adiac/ny12"])

@@ -12,8 +12,8 @@
 #   baseline  the RON and unoptimized cells of ADIAC and Lorenz96
 #   adiac lorenz96
 #             every cell of that task with all four variants and both pretraining modes
-#   smnist    sMNIST's RON and unoptimized cells (hours of rollouts no pretraining changes, so
-#             after the tasks whose whole rows they do not hold up)
+#   smnist    sMNIST's RON and unoptimized cells (hours of rollouts that no pretraining changes;
+#             after ADIAC and Lorenz96, so that those tasks' whole rows come first)
 #   smnist_pretrained
 #             sMNIST's pretraining and its pretrained and partial cells
 #   tables    the paper's main tables (summary.md, pretraining_summary.md)
