@@ -11,6 +11,7 @@ remake there (`snakemake --summary`: its plan is not "no update", e.g. a score o
 draw whose params have changed since, or one whose inputs are to be remade), and says which:
 
     python tools/partial_tables.py paper --workdir /work/runs/paper
+    python tools/partial_tables.py paper --workdir /work/runs/paper --grid   # Table 2 as the paper's
 """
 
 from __future__ import annotations
@@ -113,6 +114,21 @@ def partial_benchmark(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.Data
     )
 
 
+def benchmark_grid(long: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Table 2 as the paper lays it out: a row per (task, ny) in ``long``'s order (partial_benchmark's
+    frame), a column per variant (the paper's four first), each cell "ours (paper)"; blank where a
+    cell has no score yet."""
+    if long is None:
+        return None
+    cells = long.assign(cell=long["ours"] + " (" + long["paper"] + ")")
+    rows = list(dict.fromkeys(zip(cells["task"], cells["ny"])))
+    variants = list(dict.fromkeys(cells["variant"]))
+    columns = [v for v in ("ron", "unoptimized", "partial", "pretrained") if v in variants]
+    columns += [v for v in variants if v not in columns]
+    grid = cells.pivot(index=["task", "ny"], columns="variant", values="cell").reindex(rows)
+    return grid[columns].fillna("").reset_index().rename_axis(columns=None)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="the run's name (config key run:), e.g. paper")
@@ -123,6 +139,9 @@ def main(argv=None) -> None:
     )
     parser.add_argument(
         "--configfile", type=Path, nargs="+", default=[], help="the run's config files (with --workdir)"
+    )
+    parser.add_argument(
+        "--grid", action="store_true", help="Table 2 a row per (task, ny), a column per variant, as the paper's"
     )
     args = parser.parse_args(argv)
     config = yaml.safe_load(args.config.read_text())
@@ -135,7 +154,10 @@ def main(argv=None) -> None:
     done = scores_so_far(results, config, outdated)  # read once, for Table 2 and the summary
     for title, table in (
         ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config, outdated)),
-        ("Table 2 (PRC benchmark), the cells done so far", partial_benchmark(done)),
+        (
+            "Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""),
+            (benchmark_grid if args.grid else lambda table: table)(partial_benchmark(done)),
+        ),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
     ):
         print(f"## {title}\n")
