@@ -152,12 +152,10 @@ def main(argv=None) -> None:
         print(f"Left out, to be remade by Snakemake ({len(stale)} files):\n")
         print("\n".join(f"- {path.relative_to(results)}: {outdated[path.resolve()]}" for path in stale) + "\n")
     done = scores_so_far(results, config, outdated)  # read once, for Table 2 and the summary
+    table2 = benchmark_grid(partial_benchmark(done)) if args.grid else partial_benchmark(done)
     for title, table in (
         ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config, outdated)),
-        (
-            "Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""),
-            (benchmark_grid if args.grid else lambda table: table)(partial_benchmark(done)),
-        ),
+        ("Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""), table2),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
     ):
         print(f"## {title}\n")
