@@ -1,6 +1,7 @@
 """tools/partial_tables.py's grid of Table 2: a row per (task, ny), a column per variant."""
 
 import pandas as pd
+from scipy.stats import ttest_ind_from_stats
 
 from tools.partial_tables import benchmark_grid
 
@@ -24,3 +25,34 @@ def test_the_grid_holds_every_cell_once_in_the_papers_order():
     assert first["unoptimized"] == "" and first["unoptimized_tuned"] == "0.6 (-)"
     assert second["unoptimized"] == "30.1 ± 2* (38.57 ± 3.2)" and second["pretrained"] == ""
     assert benchmark_grid(None) is None
+
+
+def test_beyond_the_papers_std_keeps_the_cells_farther_than_it_and_says_which_way():
+    from tools.partial_tables import beyond_paper_std
+
+    table = pd.DataFrame(
+        {
+            "task": ["adiac", "adiac", "adiac", "mackey_glass", "mackey_glass"],
+            "ny": [6, 6, 6, 9, 9],
+            "variant": ["ron", "unoptimized", "pretrained", "partial", "pretrained"],
+            "metric": ["accuracy"] * 3 + ["nrmse"] * 2,
+            "mean": [43.7, 32.5, 41.1, 0.532, 0.497],
+            "std": [float("nan"), 6.3, 2.0, 0.029, 0.041],
+            "n_seeds": [1, 4, 4, 4, 4],
+            "n_diverged": [0, 0, 0, 1, 0],
+            "paper_mean": [46.8, 30.54, 44.58, 0.582, 0.505],
+            "paper_std": [float("nan"), 3.2, 1.0, 0.028, 0.016],
+        }
+    )
+    beyond = beyond_paper_std(table, "variant")
+    # the digital column has no std; 32.5 is within 3.2 of 30.54, 0.497 within 0.016 of 0.505
+    assert list(zip(beyond["task"], beyond["variant"])) == [("adiac", "pretrained"), ("mackey_glass", "partial")]
+    assert list(beyond["in_paper_std"]) == [-3.5, -1.8]  # -3.48 / 1; -0.05 / 0.028
+    assert list(beyond["in_combined_std"]) == [-1.6, -1.2]  # -3.48 / hypot(2, 1); -0.05 / hypot(0.029, 0.028)
+    # Welch's t-test, over 4 and 4 runs, and over 3 (one diverged) and 4
+    assert beyond.loc[0, "welch_p"] == round(ttest_ind_from_stats(41.1, 2.0, 4, 44.58, 1.0, 4, equal_var=False).pvalue, 3)
+    assert beyond.loc[1, "welch_p"] == round(ttest_ind_from_stats(0.532, 0.029, 3, 0.582, 0.028, 4, equal_var=False).pvalue, 3)
+    assert 0.01 < beyond.loc[0, "welch_p"] < 0.1 and 0.05 < beyond.loc[1, "welch_p"] < 0.2
+    assert list(beyond["ours_better"]) == [False, True]  # lower accuracy is worse, lower NRMSE better
+    assert beyond.loc[1, "ours"] == "0.532 ± 0.029*"
+    assert beyond_paper_std(table.iloc[:2], "variant") is None and beyond_paper_std(None, "mode") is None

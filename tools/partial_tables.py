@@ -12,6 +12,13 @@ draw whose params have changed since, or one whose inputs are to be remade), and
 
     python tools/partial_tables.py paper --workdir /work/runs/paper
     python tools/partial_tables.py paper --workdir /work/runs/paper --grid   # Table 2 as the paper's
+    python tools/partial_tables.py paper --workdir /work/runs/paper --beyond-std   # cells to explain
+
+--beyond-std adds the cells of Tables 1 and 2 whose mean lies more than the paper's std from the
+paper's mean (the paper's digital column has no std and is left out), each with that distance in
+the paper's std and in the std of a difference of the two means' draws, sqrt(ours^2 + paper^2),
+and Welch's t-test of the two means from their stds (the paper's over its 4 runs a cell, less the
+diverged ones it marks): how likely a difference that large is between two draws of one cell.
 """
 
 from __future__ import annotations
@@ -19,13 +26,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
+from scipy.stats import ttest_ind_from_stats
 
 from physres.formats import load_scores
 from physres.io import read_json
 from physres.run_status import outdated_outputs
-from physres.stats import significance_table, summary
+from physres.stats import HIGHER_IS_BETTER, significance_table, summary
 from physres.tables.benchmark import benchmark_cells, benchmark_table, summary_rows
 from physres.tables.pretraining import pretraining_scores, pretraining_table
 from physres.tables.reference import load_selections
@@ -47,14 +56,21 @@ def current(paths: list[Path], outdated: dict[Path, str] | None) -> list[Path]:
     return [path for path in paths if path.resolve() not in (outdated or {})]
 
 
-def partial_pretraining(results: Path, config: dict, outdated: dict[Path, str] | None = None) -> pd.DataFrame | None:
-    """Table 1's rows of the (task, ny, mode) whose evaluation exists and is current; None if none does."""
+def pretraining_so_far(results: Path, config: dict, outdated: dict[Path, str] | None = None) -> pd.DataFrame | None:
+    """Table 1 (pretraining_table) of the (task, ny, mode) whose evaluation exists and is current;
+    None if none does."""
     paths = current(sorted(results.glob(TABLE_INPUTS[0])), outdated)
     if not paths:
         return None
     scores = pretraining_scores(read_json(path, rule="evaluate_pretraining") for path in paths)
     # both readings of the paper's test RMSE, as the table rule's (physres.tables.pretraining)
-    table = pretraining_table(scores, config["pretrain"]["paper"], config["robot"]["layouts"])
+    return pretraining_table(scores, config["pretrain"]["paper"], config["robot"]["layouts"])
+
+
+def partial_pretraining(table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Table 1's rows (``table``: pretraining_so_far's) as text, ours beside the paper's."""
+    if table is None:
+        return None
     return pd.DataFrame(
         {
             "task": table["task"],
@@ -114,6 +130,52 @@ def partial_benchmark(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.Data
     )
 
 
+PAPER_RUNS = 4  # the paper's runs a cell (its Sec. 4.1 and Table 2's caption)
+
+
+def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | None:
+    """The rows of Table 1 or 2 (pretraining_so_far's or scores_so_far's frame; ``key``: its "mode"
+    or "variant" column) whose mean lies more than the paper's std from the paper's mean.
+
+    Columns: task, ny, key, metric, ours, paper (text), in_paper_std = (ours - paper) / paper's std,
+    in_combined_std = (ours - paper) / sqrt(ours's std^2 + paper's std^2), welch_p (Welch's
+    two-sided t-test from the means and stds, over our runs not diverged and the paper's
+    PAPER_RUNS less its diverged; NaN where ours has one run) and ours_better (the direction of
+    the difference, HIGHER_IS_BETTER's; every other metric is an error). Rows without
+    the paper's std (its digital column) or without a mean of ours are left out; None if none is
+    beyond."""
+    if table is None:
+        return None
+    ours, paper, paper_std = table["mean"], table["paper_mean"], table["paper_std"]
+    in_paper_std = (ours - paper) / paper_std
+    beyond = table.loc[in_paper_std.abs() > 1].copy()
+    if beyond.empty:
+        return None
+    difference = beyond["mean"] - beyond["paper_mean"]
+    paper_runs = PAPER_RUNS - beyond.get("paper_n_diverged", pd.Series(0, index=beyond.index)).fillna(0)
+    ours_runs = beyond["n_seeds"] - beyond["n_diverged"]
+    welch = ttest_ind_from_stats(
+        *(np.asarray(column, float) for column in (beyond["mean"], beyond["std"], ours_runs)),
+        *(np.asarray(column, float) for column in (beyond["paper_mean"], beyond["paper_std"], paper_runs)),
+        equal_var=False,
+    )
+    higher_is_better = beyond["metric"].map(lambda metric: HIGHER_IS_BETTER.get(metric, False))
+    return pd.DataFrame(
+        {
+            "task": beyond["task"],
+            "ny": beyond["ny"],
+            key: beyond[key],
+            "metric": beyond["metric"],
+            "ours": [mean_std(*r) for r in beyond[["mean", "std", "n_diverged"]].itertuples(index=False)],
+            "paper": [mean_std(m, s) for m, s in zip(beyond["paper_mean"], beyond["paper_std"])],
+            "in_paper_std": (difference / beyond["paper_std"]).round(1),
+            "in_combined_std": (difference / np.hypot(beyond["std"].fillna(0.0), beyond["paper_std"])).round(1),
+            "welch_p": np.round(welch.pvalue, 3),
+            "ours_better": (difference > 0) == higher_is_better,
+        }
+    ).reset_index(drop=True)
+
+
 def benchmark_grid(long: pd.DataFrame | None) -> pd.DataFrame | None:
     """Table 2 as the paper lays it out: a row per (task, ny) in ``long``'s order (partial_benchmark's
     frame), a column per variant (the paper's four first), each cell "ours (paper)"; blank where a
@@ -143,6 +205,9 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--grid", action="store_true", help="Table 2 a row per (task, ny), a column per variant, as the paper's"
     )
+    parser.add_argument(
+        "--beyond-std", action="store_true", help="also the cells more than the paper's std from the paper's"
+    )
     args = parser.parse_args(argv)
     config = yaml.safe_load(args.config.read_text())
     results = (args.results or (args.workdir / "results" if args.workdir else Path("results"))) / args.run
@@ -151,13 +216,20 @@ def main(argv=None) -> None:
     if stale:
         print(f"Left out, to be remade by Snakemake ({len(stale)} files):\n")
         print("\n".join(f"- {path.relative_to(results)}: {outdated[path.resolve()]}" for path in stale) + "\n")
+    pretraining = pretraining_so_far(results, config, outdated)
     done = scores_so_far(results, config, outdated)  # read once, for Table 2 and the summary
     table2 = benchmark_grid(partial_benchmark(done)) if args.grid else partial_benchmark(done)
-    for title, table in (
-        ("Table 1 (pretraining), the cells done so far", partial_pretraining(results, config, outdated)),
+    sections = [
+        ("Table 1 (pretraining), the cells done so far", partial_pretraining(pretraining)),
         ("Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""), table2),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
-    ):
+    ]
+    if args.beyond_std:
+        sections += [
+            ("Table 1's cells beyond the paper's std", beyond_paper_std(pretraining, "mode")),
+            ("Table 2's cells beyond the paper's std", beyond_paper_std(done and done[1], "variant")),
+        ]
+    for title, table in sections:
         print(f"## {title}\n")
         print("none yet\n" if table is None else table.to_markdown(index=False) + "\n")
 
