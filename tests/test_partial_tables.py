@@ -45,6 +45,11 @@ def test_beyond_the_papers_std_keeps_the_cells_farther_than_it_and_says_which_wa
         }
     )
     beyond = beyond_paper_std(table, "variant")
+    assert "of_ron" not in beyond  # Table 1's frame, or a Table 2 without its RON's scores
+    table["target"] = [43.0, None, None, None, None]
+    beyond = beyond_paper_std(table, "variant")
+    assert beyond["of_ron"].iloc[0] == f"{41.1 / 43.0:.3f} ({44.58 / 46.8:.3f})"
+    assert beyond["of_ron"].iloc[1] == "nan (nan)"  # Mackey-Glass ny 9's RON not scored
     # the digital column has no std; 32.5 is within 3.2 of 30.54, 0.497 within 0.016 of 0.505
     assert list(zip(beyond["task"], beyond["variant"])) == [("adiac", "pretrained"), ("mackey_glass", "partial")]
     assert list(beyond["in_paper_std"]) == [-3.5, -1.8]  # -3.48 / 1; -0.05 / 0.028

@@ -141,7 +141,9 @@ def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | Non
     in_combined_std = (ours - paper) / sqrt(ours's std^2 + paper's std^2), welch_p (Welch's
     two-sided t-test from the means and stds, over our runs not diverged and the paper's
     PAPER_RUNS less its diverged; NaN where ours has one run) and ours_better (the direction of
-    the difference, HIGHER_IS_BETTER's; every other metric is an error). Rows without
+    the difference, HIGHER_IS_BETTER's; every other metric is an error). For Table 2 (a "target"
+    column) also of_ron: the mean over the cell's RON, ours and the paper's, each over its own
+    RON's score ("ours (paper)"), which separates the reference's draw from the rest. Rows without
     the paper's std (its digital column) or without a mean of ours are left out; None if none is
     beyond."""
     if table is None:
@@ -160,7 +162,7 @@ def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | Non
         equal_var=False,
     )
     higher_is_better = beyond["metric"].map(lambda metric: HIGHER_IS_BETTER.get(metric, False))
-    return pd.DataFrame(
+    out = pd.DataFrame(
         {
             "task": beyond["task"],
             "ny": beyond["ny"],
@@ -173,7 +175,13 @@ def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | Non
             "welch_p": np.round(welch.pvalue, 3),
             "ours_better": (difference > 0) == higher_is_better,
         }
-    ).reset_index(drop=True)
+    )
+    if "target" in table:
+        ron = table.loc[table["variant"] == "ron"].set_index(["task", "ny"])[["target", "paper_mean"]]
+        cell_ron = ron.reindex(pd.MultiIndex.from_frame(beyond[["task", "ny"]])).to_numpy()
+        ours_of_ron, paper_of_ron = beyond["mean"] / cell_ron[:, 0], beyond["paper_mean"] / cell_ron[:, 1]
+        out["of_ron"] = [f"{o:.3f} ({p:.3f})" for o, p in zip(ours_of_ron, paper_of_ron)]
+    return out.reset_index(drop=True)
 
 
 def benchmark_grid(long: pd.DataFrame | None) -> pd.DataFrame | None:
