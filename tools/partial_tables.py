@@ -148,9 +148,7 @@ def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | Non
     beyond."""
     if table is None:
         return None
-    ours, paper, paper_std = table["mean"], table["paper_mean"], table["paper_std"]
-    in_paper_std = (ours - paper) / paper_std
-    beyond = table.loc[in_paper_std.abs() > 1].copy()
+    beyond = table.loc[((table["mean"] - table["paper_mean"]).abs() > table["paper_std"])]
     if beyond.empty:
         return None
     difference = beyond["mean"] - beyond["paper_mean"]
