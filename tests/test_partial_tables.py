@@ -2,9 +2,10 @@
 cells beyond the paper's std."""
 
 import pandas as pd
+import pytest
 from scipy.stats import ttest_ind_from_stats
 
-from tools.partial_tables import benchmark_grid, beyond_paper_std
+from tools.partial_tables import benchmark_grid, beyond_paper_std, paper_summary_on_cells
 
 
 def test_the_grid_holds_every_cell_once_in_the_papers_order():
@@ -61,3 +62,31 @@ def test_beyond_the_papers_std_keeps_the_cells_farther_than_it_and_says_which_wa
     assert list(beyond["ours_better"]) == [False, True]  # lower accuracy is worse, lower NRMSE better
     assert beyond.loc[1, "ours"] == "0.532 ± 0.029*"
     assert beyond_paper_std(table.iloc[:2], "variant") is None and beyond_paper_std(None, "mode") is None
+
+
+def test_the_papers_summary_on_our_cells_uses_only_the_cells_we_have():
+    """Mackey-Glass ny 6 and 15 with the paper's Table 2 values; ny 9 has no score of ours."""
+    paper = {6: (0.513, 0.717, 0.597, 0.525), 9: (0.432, 0.744, 0.582, 0.505), 15: (0.309, 0.73, 0.485, 0.425)}
+    variants = ("ron", "unoptimized", "partial", "pretrained")
+    table = pd.DataFrame(
+        [
+            {
+                "task": "mackey_glass",
+                "ny": ny,
+                "variant": variant,
+                "metric": "nrmse",
+                "mean": float("nan") if ny == 9 or variant == "ron" else 1.0,
+                "target": (0.5 if ny != 9 else float("nan")) if variant == "ron" else float("nan"),
+                "paper_mean": value,
+            }
+            for ny, values in paper.items()
+            for variant, value in zip(variants, values)
+        ]
+    )
+    got = paper_summary_on_cells(table).set_index("quantity")["value"]
+    # NRMSE: performance is 1 / NRMSE, improvement the NRMSE's reduction, over ny 6 and 15 only
+    share = (0.513 / 0.525 + 0.309 / 0.425) / 2
+    over_unoptimized = ((0.717 - 0.525) / 0.717 + (0.73 - 0.425) / 0.73) / 2
+    assert got["share of RON performance retained"] == pytest.approx(100 * share)
+    assert got["mean relative improvement over unoptimized"] == pytest.approx(100 * over_unoptimized)
+    assert got["improvement of pretrained from ny = 6 to 15: mackey_glass"] == pytest.approx(100 * 0.1 / 0.525)

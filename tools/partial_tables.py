@@ -2,7 +2,8 @@
 cells of a run that exist so far, beside the paper's values: for a long run under way, whose own
 table rules wait for every cell. The summary's figures average over the cells that have every
 value they need (its column "cells" says how many; the significance tests count the cells with a
-pretrained score). Reads results/<run>/pretrain/*/ny*/*/evaluation.json,
+pretrained score), and its column "paper, same cells" gives the paper's figure computed from the
+paper's Table 2 over those same cells, where the paper's own is over all 16. Reads results/<run>/pretrain/*/ny*/*/evaluation.json,
 results/<run>/scores/*/ny*/*.json and the RON selections with the workflow's own table functions;
 prints markdown on stdout.
 
@@ -35,7 +36,7 @@ from physres.formats import load_scores
 from physres.io import read_json
 from physres.run_status import outdated_outputs
 from physres.stats import HIGHER_IS_BETTER, significance_table, summary
-from physres.tables.benchmark import benchmark_cells, benchmark_table, summary_rows
+from physres.tables.benchmark import benchmark_cells, benchmark_table, quantity_text, summary_rows
 from physres.tables.pretraining import pretraining_scores, pretraining_table
 from physres.tables.reference import load_selections
 
@@ -98,14 +99,30 @@ def scores_so_far(
     return scores, benchmark_table(scores, selections, config["benchmark"]["paper"])
 
 
+def paper_summary_on_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """The summary's figures (physres.stats.summary) from the paper's Table 2 means, over the
+    (task, ny, variant) that ours has (``table``: scores_so_far's Table 2): the paper's figure on
+    the same cells as ours, where its own summary is over all 16."""
+    ours = table["mean"].where(table["variant"] != "ron", table["target"])
+    paper = table.loc[ours.notna()].copy()
+    paper["mean"] = paper["target"] = paper["paper_mean"]
+    return summary(benchmark_cells(paper))
+
+
 def partial_summary(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict) -> pd.DataFrame | None:
     """The summary of the cells done so far (``done``: scores_so_far's), as the rule
-    benchmark_tables computes it; None if no score exists."""
+    benchmark_tables computes it, beside the paper's over all cells and over the same cells as
+    ours (paper_summary_on_cells); None if no score exists."""
     if done is None:
         return None
     scores, table = done
     significance = significance_table(scores, config["benchmark"]["significance_level"])
-    return summary_rows(summary(benchmark_cells(table), significance, config["benchmark"]["paper_summary"]))
+    rows = summary_rows(summary(benchmark_cells(table), significance, config["benchmark"]["paper_summary"]))
+    same_cells = paper_summary_on_cells(table).set_index("quantity")
+    rows["paper, same cells"] = [
+        quantity_text(same_cells["value"].get(quantity, np.nan), "%") for quantity in rows["quantity"]
+    ]
+    return rows
 
 
 def partial_benchmark(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.DataFrame | None:
