@@ -5,7 +5,9 @@ import pandas as pd
 import pytest
 from scipy.stats import ttest_ind_from_stats
 
-from tools.partial_tables import benchmark_grid, beyond_paper_std, paper_summary_on_cells
+from tools.partial_tables import benchmark_grid, beyond_paper_std, paper_summary_on_cells, summary_per_cell
+
+nan = float("nan")
 
 
 def test_the_grid_holds_every_cell_once_in_the_papers_order():
@@ -64,25 +66,30 @@ def test_beyond_the_papers_std_keeps_the_cells_farther_than_it_and_says_which_wa
     assert beyond_paper_std(table.iloc[:2], "variant") is None and beyond_paper_std(None, "mode") is None
 
 
-def test_the_papers_summary_on_our_cells_uses_only_the_cells_we_have():
-    """Mackey-Glass ny 6 and 15 with the paper's Table 2 values; ny 9 has no score of ours."""
+def mackey_glass_table_2(ours: dict[int, tuple]) -> pd.DataFrame:
+    """scores_so_far's Table 2 for Mackey-Glass ny 6, 9 and 15 with the paper's values; ours per
+    ny as (ron, unoptimized, partial, pretrained), NaN where ``ours`` has no ny."""
     paper = {6: (0.513, 0.717, 0.597, 0.525), 9: (0.432, 0.744, 0.582, 0.505), 15: (0.309, 0.73, 0.485, 0.425)}
-    variants = ("ron", "unoptimized", "partial", "pretrained")
-    table = pd.DataFrame(
+    return pd.DataFrame(
         [
             {
                 "task": "mackey_glass",
                 "ny": ny,
                 "variant": variant,
                 "metric": "nrmse",
-                "mean": float("nan") if ny == 9 or variant == "ron" else 1.0,
-                "target": (0.5 if ny != 9 else float("nan")) if variant == "ron" else float("nan"),
+                "mean": nan if variant == "ron" else ours.get(ny, (nan,) * 4)[i],
+                "target": ours.get(ny, (nan,) * 4)[i] if variant == "ron" else nan,
                 "paper_mean": value,
             }
             for ny, values in paper.items()
-            for variant, value in zip(variants, values)
+            for i, (variant, value) in enumerate(zip(("ron", "unoptimized", "partial", "pretrained"), values))
         ]
     )
+
+
+def test_the_papers_summary_on_our_cells_uses_only_the_cells_we_have():
+    """Ours at ny 6 and 15; ny 9 has no score of ours."""
+    table = mackey_glass_table_2({6: (0.5, 1.0, 1.0, 1.0), 15: (0.5, 1.0, 1.0, 1.0)})
     got = paper_summary_on_cells(table).set_index("quantity")["value"]
     # NRMSE: performance is 1 / NRMSE, improvement the NRMSE's reduction, over ny 6 and 15 only
     share = (0.513 / 0.525 + 0.309 / 0.425) / 2
@@ -90,3 +97,14 @@ def test_the_papers_summary_on_our_cells_uses_only_the_cells_we_have():
     assert got["share of RON performance retained"] == pytest.approx(100 * share)
     assert got["mean relative improvement over unoptimized"] == pytest.approx(100 * over_unoptimized)
     assert got["improvement of pretrained from ny = 6 to 15: mackey_glass"] == pytest.approx(100 * 0.1 / 0.525)
+
+
+def test_the_summarys_terms_per_cell_are_ours_beside_the_papers():
+    """Ny 9 without a pretrained score of ours is left out; the terms' mean is the summary's."""
+    table = mackey_glass_table_2({6: (0.54, 0.75, 0.55, 0.54), 9: (0.4, 0.8, 0.5, nan), 15: (0.34, 0.7, 0.54, 0.48)})
+    per_cell = summary_per_cell(table)
+    assert list(per_cell["ny"]) == [6, 15]
+    assert per_cell.loc[0, "retained"] == f"{100 * 0.54 / 0.54:.1f} ({100 * 0.513 / 0.525:.1f})"
+    assert per_cell.loc[0, "over partial"] == f"{100 * 0.01 / 0.55:.1f} ({100 * 0.072 / 0.597:.1f})"
+    assert per_cell.loc[1, "over unoptimized"] == f"{100 * 0.22 / 0.7:.1f} ({100 * 0.305 / 0.73:.1f})"
+    assert summary_per_cell(mackey_glass_table_2({9: (0.4, 0.8, 0.5, nan)})) is None

@@ -14,6 +14,7 @@ draw whose params have changed since, or one whose inputs are to be remade), and
     python tools/partial_tables.py paper --workdir /work/runs/paper
     python tools/partial_tables.py paper --workdir /work/runs/paper --grid   # Table 2 as the paper's
     python tools/partial_tables.py paper --workdir /work/runs/paper --beyond-std   # cells to explain
+    python tools/partial_tables.py paper --workdir /work/runs/paper --per-cell   # the summary's terms
 
 --beyond-std adds the cells of Tables 1 and 2 whose mean lies more than the paper's std from the
 paper's mean (the paper's digital column has no std and is left out), each with that distance in
@@ -35,7 +36,14 @@ from scipy.stats import ttest_ind_from_stats
 from physres.formats import load_scores
 from physres.io import read_json
 from physres.run_status import outdated_outputs
-from physres.stats import HIGHER_IS_BETTER, significance_table, summary
+from physres.stats import (
+    HIGHER_IS_BETTER,
+    PAPER_BASELINES,
+    performance,
+    relative_improvement,
+    significance_table,
+    summary,
+)
 from physres.tables.benchmark import benchmark_cells, benchmark_table, quantity_text, summary_rows
 from physres.tables.pretraining import pretraining_scores, pretraining_table
 from physres.tables.reference import load_selections
@@ -99,14 +107,52 @@ def scores_so_far(
     return scores, benchmark_table(scores, selections, config["benchmark"]["paper"])
 
 
+def paper_on_our_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 (``table``: scores_so_far's) with the paper's means as the values, on the
+    (task, ny, variant) that ours has."""
+    ours = table["mean"].where(table["variant"] != "ron", table["target"])
+    paper = table.loc[ours.notna()].copy()
+    paper["mean"] = paper["target"] = paper["paper_mean"]
+    return paper
+
+
 def paper_summary_on_cells(table: pd.DataFrame) -> pd.DataFrame:
     """The summary's figures (physres.stats.summary) from the paper's Table 2 means, over the
     (task, ny, variant) that ours has (``table``: scores_so_far's Table 2): the paper's figure on
     the same cells as ours, where its own summary is over all 16."""
-    ours = table["mean"].where(table["variant"] != "ron", table["target"])
-    paper = table.loc[ours.notna()].copy()
-    paper["mean"] = paper["target"] = paper["paper_mean"]
-    return summary(benchmark_cells(paper))
+    return summary(benchmark_cells(paper_on_our_cells(table)))
+
+
+def summary_per_cell(table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The summary's per-cell terms, before their mean over cells: per (task, ny) with a
+    pretrained score (``table``: scores_so_far's Table 2), the share of the RON's performance
+    retained and the relative improvement over unoptimized and over partial (physres.stats'
+    performance and relative_improvement), each "ours (paper)" in %; None without such a cell."""
+    if table is None:
+        return None
+    ours, paper = benchmark_cells(table), benchmark_cells(paper_on_our_cells(table))
+    ours = ours.loc[ours["pretrained"].notna()]
+    if ours.empty:
+        return None
+    paper = ours[["task", "ny"]].merge(paper, on=["task", "ny"], how="left")
+
+    def terms(cells: pd.DataFrame) -> dict[str, list[float]]:
+        metric, pretrained = cells["metric"], cells["pretrained"]
+        return {
+            "retained": [performance(p, m) / performance(r, m) for p, r, m in zip(pretrained, cells["ron"], metric)],
+            **{
+                f"over {baseline}": [
+                    relative_improvement(p, b, m) for p, b, m in zip(pretrained, cells[baseline], metric)
+                ]
+                for baseline in PAPER_BASELINES
+            },
+        }
+
+    ours_terms, paper_terms = terms(ours), terms(paper)
+    out = ours[["task", "ny"]].reset_index(drop=True)
+    for name in ours_terms:
+        out[name] = [f"{100 * o:.1f} ({100 * p:.1f})" for o, p in zip(ours_terms[name], paper_terms[name])]
+    return out
 
 
 def partial_summary(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict) -> pd.DataFrame | None:
@@ -228,6 +274,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--grid", action="store_true", help="Table 2 a row per (task, ny), a column per variant, as the paper's"
     )
+    parser.add_argument("--per-cell", action="store_true", help="also the summary's terms per cell, ours (the paper's)")
     parser.add_argument(
         "--beyond-std", action="store_true", help="also the cells more than the paper's std from the paper's"
     )
@@ -247,6 +294,8 @@ def main(argv=None) -> None:
         ("Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""), table2),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
     ]
+    if args.per_cell:
+        sections.append(("The summary's terms per cell, % : ours (paper)", summary_per_cell(done and done[1])))
     if args.beyond_std:
         sections += [
             ("Table 1's cells beyond the paper's std", beyond_paper_std(pretraining, "mode")),
