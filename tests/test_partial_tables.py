@@ -105,6 +105,7 @@ def test_the_summarys_terms_per_cell_are_ours_beside_the_papers():
     per_cell = summary_per_cell(table)
     assert list(per_cell["ny"]) == [6, 15]
     assert per_cell.loc[0, "retained"] == f"{100 * 0.54 / 0.54:.1f} ({100 * 0.513 / 0.525:.1f})"
+    assert per_cell.loc[0, "partial retained"] == f"{100 * 0.54 / 0.55:.1f} ({100 * 0.513 / 0.597:.1f})"
     assert per_cell.loc[0, "over partial"] == f"{100 * 0.01 / 0.55:.1f} ({100 * 0.072 / 0.597:.1f})"
     assert per_cell.loc[1, "over unoptimized"] == f"{100 * 0.22 / 0.7:.1f} ({100 * 0.305 / 0.73:.1f})"
     assert summary_per_cell(mackey_glass_table_2({9: (0.4, 0.8, 0.5, nan)})) is None

@@ -126,8 +126,9 @@ def paper_summary_on_cells(table: pd.DataFrame) -> pd.DataFrame:
 def summary_per_cell(table: pd.DataFrame | None) -> pd.DataFrame | None:
     """The summary's per-cell terms, before their mean over cells: per (task, ny) with a
     pretrained score (``table``: scores_so_far's Table 2), the share of the RON's performance
-    retained and the relative improvement over unoptimized and over partial (physres.stats'
-    performance and relative_improvement), each "ours (paper)" in %; None without such a cell."""
+    retained, the same for partial, and the relative improvement over unoptimized and over partial
+    (physres.stats' performance and relative_improvement), each "ours (paper)" in %; None without
+    such a cell."""
     if table is None:
         return None
     ours, paper = benchmark_cells(table), benchmark_cells(paper_on_our_cells(table))
@@ -140,6 +141,9 @@ def summary_per_cell(table: pd.DataFrame | None) -> pd.DataFrame | None:
         metric, pretrained = cells["metric"], cells["pretrained"]
         return {
             "retained": [performance(p, m) / performance(r, m) for p, r, m in zip(pretrained, cells["ron"], metric)],
+            "partial retained": [
+                performance(p, m) / performance(r, m) for p, r, m in zip(cells["partial"], cells["ron"], metric)
+            ],
             **{
                 f"over {baseline}": [
                     relative_improvement(p, b, m) for p, b, m in zip(pretrained, cells[baseline], metric)
