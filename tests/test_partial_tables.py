@@ -1,12 +1,22 @@
 """tools/partial_tables.py: Table 2's grid (a row per (task, ny), a column per variant) and the
 cells beyond the paper's std."""
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
+import yaml
 from scipy.stats import ttest_ind_from_stats
 
-from tools.partial_tables import benchmark_grid, beyond_paper_std, paper_summary_on_cells, summary_per_cell
+from tools.partial_tables import (
+    benchmark_grid,
+    beyond_paper_std,
+    paper_summary_on_cells,
+    partial_pretraining_summary,
+    summary_per_cell,
+)
 
+ROOT = Path(__file__).resolve().parents[1]
 nan = float("nan")
 
 
@@ -109,3 +119,38 @@ def test_the_summarys_terms_per_cell_are_ours_beside_the_papers():
     assert per_cell.loc[0, "over partial"] == f"{100 * 0.01 / 0.55:.1f} ({100 * 0.072 / 0.597:.1f})"
     assert per_cell.loc[1, "over unoptimized"] == f"{100 * 0.22 / 0.7:.1f} ({100 * 0.305 / 0.73:.1f})"
     assert summary_per_cell(mackey_glass_table_2({9: (0.4, 0.8, 0.5, nan)})) is None
+
+
+def test_the_pretraining_summary_sets_the_papers_table_1_on_the_same_cells_beside_its_text():
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    table = pd.DataFrame(
+        [
+            {
+                "task": "mackey_glass",
+                "ny": 6,
+                "mode": mode,
+                "metric": metric,
+                "mean": mean,
+                "n_seeds": 4,
+                "n_diverged": 0,
+            }
+            for mode, rmse in (("full", 0.004), ("rob_fixed", 0.04))
+            for metric, mean in (("test_rmse", rmse), ("trajectory_nrmse", 0.1))
+        ]
+    )
+    got = partial_pretraining_summary(table, config).set_index("quantity")
+    row = got.loc["test RMSE reduction of full over theta_rob fixed: mackey_glass"]
+    paper = {
+        (p["ny"], p["mode"]): p["test_rmse"][0] for p in config["pretrain"]["paper"] if p["task"] == "mackey_glass"
+    }
+    assert row["value"] == "90.0 %" and row["cells"] == 1
+    # the paper's Table 1 at ny 6 alone, and its text over all four ny
+    assert row["paper, same cells"] == f"{100 * (1 - paper[6, 'full'] / paper[6, 'rob_fixed']):.1f}"
+    assert row["paper (text, all cells)"] == "77.1"
+    diverged = got.loc["diverged theta_rob-fixed trajectories"]
+    assert (diverged["value"], diverged["paper, same cells"], diverged["paper (text, all cells)"]) == (
+        "0 of 4",
+        "0",
+        "7",
+    )
+    assert partial_pretraining_summary(None, config) is None

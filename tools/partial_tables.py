@@ -45,7 +45,7 @@ from physres.stats import (
     summary,
 )
 from physres.tables.benchmark import benchmark_cells, benchmark_table, quantity_text, summary_rows
-from physres.tables.pretraining import pretraining_scores, pretraining_table
+from physres.tables.pretraining import pretraining_scores, pretraining_summary, pretraining_table
 from physres.tables.reference import load_selections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,6 +63,29 @@ TABLE_INPUTS = ("pretrain/*/ny*/*/evaluation.json", "scores/*/ny*/*.json", "refe
 def current(paths: list[Path], outdated: dict[Path, str] | None) -> list[Path]:
     """The paths that are not outdated (``outdated``: outdated_outputs'), in their order."""
     return [path for path in paths if path.resolve() not in (outdated or {})]
+
+
+def partial_pretraining_summary(table: pd.DataFrame | None, config: dict) -> pd.DataFrame | None:
+    """The figures stated under Table 1 (physres.tables.pretraining.pretraining_summary) over the
+    (task, ny, mode) done so far (``table``: pretraining_so_far's), beside the same figures from
+    the paper's Table 1 over the same cells and the paper's text (over all 16)."""
+    if table is None:
+        return None
+    done = set(zip(table["task"], table["ny"], table["mode"]))
+    paper = [row for row in config["pretrain"]["paper"] if (row["task"], row["ny"], row["mode"]) in done]
+    figures = pretraining_summary(table, paper, config["pretrain"]["paper_summary"])
+    percent = figures["unit"] == "%"
+    return pd.DataFrame(
+        {
+            "quantity": figures["quantity"],
+            "value": [
+                f"{v:.1f} {u}" if p else f"{v:.0f} {u}" for v, u, p in zip(figures["value"], figures["unit"], percent)
+            ],
+            "cells": figures["n_cells"],
+            "paper, same cells": [f"{v:.1f}" if p else f"{v:.0f}" for v, p in zip(figures["paper_computed"], percent)],
+            "paper (text, all cells)": [f"{v:.1f}" if p else f"{v:.0f}" for v, p in zip(figures["paper"], percent)],
+        }
+    )
 
 
 def pretraining_so_far(results: Path, config: dict, outdated: dict[Path, str] | None = None) -> pd.DataFrame | None:
@@ -295,6 +318,7 @@ def main(argv=None) -> None:
     table2 = benchmark_grid(partial_benchmark(done)) if args.grid else partial_benchmark(done)
     sections = [
         ("Table 1 (pretraining), the cells done so far", partial_pretraining(pretraining)),
+        ("Pretraining summary (Sec. 4.2) of the cells done so far", partial_pretraining_summary(pretraining, config)),
         ("Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""), table2),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
     ]
