@@ -1,5 +1,5 @@
-"""tools/partial_tables.py: Table 2's grid (a row per (task, ny), a column per variant) and the
-cells beyond the paper's std."""
+"""tools/partial_tables.py: Table 2's grid (a row per (task, ny), a column per variant), the cells
+beyond the paper's std, and the summaries beside the paper's over the same cells."""
 
 from pathlib import Path
 
