@@ -1,10 +1,10 @@
 """The paper's Table 1 (pretraining) with the figures stated under it (Sec. 4.2), Table 2 (PRC
 benchmark) and the summary of Sec. 5.2 from the cells of a run that exist so far, beside the
-paper's values: for a long run under way, whose own
-table rules wait for every cell. The summary's figures average over the cells that have every
-value they need (its column "cells" says how many; the significance tests count the cells with a
-pretrained score), and its column "paper, same cells" gives the paper's figure computed from the
-paper's Table 2 over those same cells, where the paper's own is over all 16. Reads results/<run>/pretrain/*/ny*/*/evaluation.json,
+paper's values: for a long run under way, whose own table rules wait for every cell. The
+summaries average over the cells that have every value they need (their column "cells" says how
+many; the significance tests count the cells with a pretrained score), and their column "paper,
+same cells" gives the paper's figure computed from the paper's Tables 1 and 2 over those same
+cells, where the paper's own is over all 16. Reads results/<run>/pretrain/*/ny*/*/evaluation.json,
 results/<run>/scores/*/ny*/*.json and the RON selections with the workflow's own table functions;
 prints markdown on stdout.
 
