@@ -28,3 +28,13 @@ def run(*cmd: str) -> subprocess.CompletedProcess:
 def test_code_is_formatted_and_lint_clean(cmd):
     out = run(*cmd)
     assert out.returncode == 0, f"{' '.join(cmd)}:\n{out.stdout[-4000:]}{out.stderr[-4000:]}"
+
+
+def test_the_results_contents_list_every_section_once():
+    """docs/results.md opens with a list of its sections; a section added or renamed without it
+    would leave the list wrong."""
+    text = (ROOT / "docs" / "results.md").read_text()
+    contents, body = text.split("\n## ", 1)
+    headings = [line.lstrip("#").strip() for line in ("## " + body).splitlines() if line.startswith(("## ", "### "))]
+    listed = [line.strip()[3:].split("](#")[0] for line in contents.splitlines() if line.strip().startswith("- [")]
+    assert listed == headings
