@@ -13,6 +13,7 @@ from tools.partial_tables import (
     beyond_paper_std,
     paper_summary_on_cells,
     partial_pretraining_summary,
+    scaled_by_ron,
     summary_per_cell,
 )
 
@@ -154,3 +155,26 @@ def test_the_pretraining_summary_sets_the_papers_table_1_on_the_same_cells_besid
         "7",
     )
     assert partial_pretraining_summary(None, config) is None
+
+
+def test_the_cells_to_come_are_the_papers_ratio_to_its_ron_times_ours():
+    """Mackey-Glass ny 6 has a pretrained score (left out); ny 9 waits; ny 12 has no paper row."""
+    selections = pd.DataFrame(
+        {
+            "task": ["mackey_glass"] * 3,
+            "ny": [9, 6, 12],
+            "selected_seed": [2, 3, 1],
+            "selected_value": [0.4, 0.54, 0.37],
+        }
+    )
+    table = mackey_glass_table_2({6: (0.54, 0.75, 0.55, 0.54)})
+    paper = [
+        {"task": "mackey_glass", "ny": 6, "ron": 0.513, "partial": [0.597, 0.13], "pretrained": [0.525, 0.003]},
+        {"task": "mackey_glass", "ny": 9, "ron": 0.432, "partial": [0.582, 0.028], "pretrained": [0.505, 0.016]},
+    ]
+    got = scaled_by_ron(selections, table, paper)
+    assert list(zip(got["task"], got["ny"])) == [("mackey_glass", 9)]
+    assert got.loc[0, "pretrained"] == f"{0.505 / 0.432 * 0.4:.4g} (0.505)"
+    assert got.loc[0, "partial"] == f"{0.582 / 0.432 * 0.4:.4g} (0.582)"
+    assert len(scaled_by_ron(selections, None, paper)) == 2  # nothing scored yet: ny 6 waits too
+    assert scaled_by_ron(selections.iloc[1:2], table, paper) is None

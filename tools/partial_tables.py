@@ -16,6 +16,7 @@ draw whose params have changed since, or one whose inputs are to be remade), and
     python tools/partial_tables.py paper --workdir /work/runs/paper --grid   # Table 2 as the paper's
     python tools/partial_tables.py paper --workdir /work/runs/paper --beyond-std   # cells to explain
     python tools/partial_tables.py paper --workdir /work/runs/paper --per-cell   # the summary's terms
+    python tools/partial_tables.py paper --workdir /work/runs/paper --predict   # the cells to come
 
 --beyond-std adds the cells of Tables 1 and 2 whose mean lies more than the paper's std from the
 paper's mean (the paper's digital column has no std and is left out), each with that distance in
@@ -46,6 +47,7 @@ from physres.stats import (
     summary,
 )
 from physres.tables.benchmark import benchmark_cells, benchmark_table, quantity_text, summary_rows
+from physres.tables.common import sort_cells
 from physres.tables.pretraining import pretraining_scores, pretraining_summary, pretraining_table
 from physres.tables.reference import load_selections
 
@@ -145,6 +147,30 @@ def paper_summary_on_cells(table: pd.DataFrame) -> pd.DataFrame:
     (task, ny, variant) that ours has (``table``: scores_so_far's Table 2): the paper's figure on
     the same cells as ours, where its own summary is over all 16."""
     return summary(benchmark_cells(paper_on_our_cells(table)))
+
+
+def scaled_by_ron(selections: pd.DataFrame, table: pd.DataFrame | None, paper: list[dict]) -> pd.DataFrame | None:
+    """A prediction for the cells whose RON is selected but which have no pretrained score yet
+    (``selections``: load_selections'; ``table``: scores_so_far's Table 2 or None; ``paper``:
+    config.yaml's benchmark.paper): partial's and pretrained's means as the paper's ratio of each
+    to the paper's RON, times our RON's score, the reading that Table 2's finished cells follow
+    (the reference RON's draw sets the pretrained and partial means). Columns: task, ny, our RON,
+    then per variant the prediction with the paper's mean in brackets; None if no cell waits."""
+    done = set()
+    if table is not None:
+        scored = table.loc[(table["variant"] == "pretrained") & table["mean"].notna()]
+        done = set(zip(scored["task"], scored["ny"]))
+    theirs = {(row["task"], row["ny"]): row for row in paper}
+    rows = []
+    for task, ny, ron in sort_cells(selections)[["task", "ny", "selected_value"]].itertuples(index=False):
+        if (task, ny) in done or (task, ny) not in theirs:
+            continue
+        row = {"task": task, "ny": ny, "our ron": f"{ron:.4g}", "paper ron": theirs[task, ny]["ron"]}
+        for variant in ("partial", "pretrained"):
+            mean = theirs[task, ny][variant][0]
+            row[variant] = f"{mean / theirs[task, ny]['ron'] * ron:.4g} ({mean:.4g})"
+        rows.append(row)
+    return pd.DataFrame(rows) if rows else None
 
 
 def summary_per_cell(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -304,6 +330,9 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--per-cell", action="store_true", help="also the summary's terms per cell, ours (the paper's)")
     parser.add_argument(
+        "--predict", action="store_true", help="also the cells to come, the paper's ratio to its RON times ours"
+    )
+    parser.add_argument(
         "--beyond-std", action="store_true", help="also the cells more than the paper's std from the paper's"
     )
     args = parser.parse_args(argv)
@@ -325,6 +354,17 @@ def main(argv=None) -> None:
     ]
     if args.per_cell:
         sections.append(("The summary's terms per cell, % : ours (paper)", summary_per_cell(done and done[1])))
+    if args.predict:
+        sections.append(
+            (
+                "Cells to come: the paper's ratio to its RON times our RON (paper)",
+                scaled_by_ron(
+                    load_selections(current(sorted(results.glob(TABLE_INPUTS[2])), outdated)),
+                    done and done[1],
+                    config["benchmark"]["paper"],
+                ),
+            )
+        )
     if args.beyond_std:
         sections += [
             ("Table 1's cells beyond the paper's std", beyond_paper_std(pretraining, "mode")),
