@@ -85,6 +85,29 @@ def test_trajectory_figure_draws_the_first_start_that_did_not_diverge(tmp_path):
     assert (tmp_path / "f.png").stat().st_size > 0
 
 
+def test_scalability_figure_cuts_the_std_band_at_zero():
+    """A blown-up baseline (Lorenz96 ny 12 at paper scale: 8.5 +- 11) must not draw a band below 0."""
+    from physres.figures import scalability_figure
+
+    table = pd.DataFrame(
+        {
+            "task": ["lorenz96"] * 4,
+            "ny": [6, 12, 6, 12],
+            "variant": ["ron", "ron", "unoptimized", "unoptimized"],
+            "metric": ["nrmse"] * 4,
+            "mean": [np.nan, np.nan, 0.61, 8.5],
+            "std": [np.nan, np.nan, np.nan, 11.0],
+            "target": [0.56, 0.46, np.nan, np.nan],
+            "n_diverged": [0, 0, 3, 2],
+        }
+    )
+    fig = scalability_figure(table, {})
+    (band,) = fig.axes[0].collections
+    lower = min(vertices[:, 1].min() for vertices in (path.vertices for path in band.get_paths()))
+    assert lower == 0.0  # 8.5 - 11 cut at 0; the single run at ny 6 has no band
+    assert max(v[:, 1].max() for v in (path.vertices for path in band.get_paths())) == 19.5
+
+
 def test_pretraining_summary_reproduces_the_papers_stated_figures(tmp_path):
     """Applied to the paper's own Table 1 (as evaluation JSONs), the summary gives the numbers its
     text states: 90.2, 61.6, 77.1, 86.4 % and 7 of 64 diverged; the second RMSE reading is

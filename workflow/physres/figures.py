@@ -75,9 +75,9 @@ ROBUSTNESS_STYLE = (
 
 def scalability_figure(table, task_labels: dict[str, str]):
     """The paper's scalability figure: one panel per task, score against ny; mean line and
-    std band per physical variant, the target RON dashed gray. Diverged runs are marked as in
-    the tables (one * per run beside the point); a cell whose runs all diverged gets an x on
-    the panel's lower edge in the variant's colour.
+    std band per physical variant (cut at 0: scores are non-negative), the target RON dashed
+    gray. Diverged runs are marked as in the tables (one * per run beside the point); a cell
+    whose runs all diverged gets an x on the panel's lower edge in the variant's colour.
 
     table: the benchmark table (columns task, ny, variant, metric, mean, std, target, n_diverged).
     """
@@ -93,7 +93,8 @@ def scalability_figure(table, task_labels: dict[str, str]):
                 continue
             mean, std = r["mean"].to_numpy(float), np.nan_to_num(r["std"].to_numpy(float))
             ax.plot(r["ny"], mean, color=color, lw=1.5, marker=marker, ms=4, label=label)
-            ax.fill_between(r["ny"], mean - std, mean + std, color=color, alpha=0.2, lw=0)
+            # accuracy and NRMSE are non-negative: the band stops at 0
+            ax.fill_between(r["ny"], np.maximum(mean - std, 0.0), mean + std, color=color, alpha=0.2, lw=0)
             for ny, value, n_diverged in zip(r["ny"], mean, r["n_diverged"].fillna(0).astype(int)):
                 if not np.isfinite(value):  # nothing to draw: every run diverged
                     ax.plot(
