@@ -17,6 +17,7 @@ draw whose params have changed since, or one whose inputs are to be remade), and
     python tools/partial_tables.py paper --workdir /work/runs/paper --beyond-std   # cells to explain
     python tools/partial_tables.py paper --workdir /work/runs/paper --per-cell   # the summary's terms
     python tools/partial_tables.py paper --workdir /work/runs/paper --predict   # the cells to come
+    python tools/partial_tables.py paper --workdir /work/runs/paper --figure /tmp/scalability   # Fig. 4 so far
 
 --beyond-std adds the cells of Tables 1 and 2 whose mean lies more than the paper's std from the
 paper's mean (the paper's digital column has no std and is left out), each with that distance in
@@ -35,8 +36,10 @@ import pandas as pd
 import yaml
 from scipy.stats import ttest_ind_from_stats
 
+from physres.figures import save_figure, scalability_figure
 from physres.formats import load_scores
 from physres.io import read_json
+from physres.names import TASK_LABEL
 from physres.run_status import outdated_outputs
 from physres.stats import (
     HIGHER_IS_BETTER,
@@ -330,6 +333,12 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--per-cell", action="store_true", help="also the summary's terms per cell, ours (the paper's)")
     parser.add_argument(
+        "--figure",
+        type=Path,
+        metavar="STEM",
+        help="also draw the scalability figure of the cells done to STEM.pdf and STEM.png",
+    )
+    parser.add_argument(
         "--predict", action="store_true", help="also the cells to come, the paper's ratio to its RON times ours"
     )
     parser.add_argument(
@@ -370,6 +379,10 @@ def main(argv=None) -> None:
             ("Table 1's cells beyond the paper's std", beyond_paper_std(pretraining, "mode")),
             ("Table 2's cells beyond the paper's std", beyond_paper_std(done and done[1], "variant")),
         ]
+    if args.figure and done is not None:
+        # the workflow's own figure (rule benchmark_tables), of the cells done so far
+        figure = scalability_figure(done[1], TASK_LABEL)
+        save_figure(figure, args.figure.with_suffix(".pdf"), args.figure.with_suffix(".png"))
     for title, table in sections:
         print(f"## {title}\n")
         print("none yet\n" if table is None else table.to_markdown(index=False) + "\n")
