@@ -357,9 +357,9 @@ def main(argv=None) -> None:
     table2 = benchmark_grid(partial_benchmark(done)) if args.grid else partial_benchmark(done)
     sections = [
         ("Table 1 (pretraining), the cells done so far", partial_pretraining(pretraining)),
-        ("Pretraining summary (Sec. 4.2) of the cells done so far", partial_pretraining_summary(pretraining, config)),
         ("Table 2 (PRC benchmark), the cells done so far" + (": ours (paper)" if args.grid else ""), table2),
         ("Summary (Sec. 5.2) of the cells done so far", partial_summary(done, config)),
+        ("Pretraining summary (Sec. 4.2) of the cells done so far", partial_pretraining_summary(pretraining, config)),
     ]
     if args.per_cell:
         sections.append(("The summary's terms per cell, % : ours (paper)", summary_per_cell(done and done[1])))
