@@ -81,15 +81,19 @@ def partial_pretraining_summary(table: pd.DataFrame | None, config: dict) -> pd.
     paper = [row for row in config["pretrain"]["paper"] if (row["task"], row["ny"], row["mode"]) in done]
     figures = pretraining_summary(table, paper, config["pretrain"]["paper_summary"])
     percent = figures["unit"] == "%"
+
+    def text(values, units=None):
+        """'80.2' for percentages, '2' for counts, each followed by its unit when given."""
+        units = [""] * len(values) if units is None else [f" {u}" for u in units]
+        return [(f"{v:.1f}" if p else f"{v:.0f}") + u for v, p, u in zip(values, percent, units)]
+
     return pd.DataFrame(
         {
             "quantity": figures["quantity"],
-            "value": [
-                f"{v:.1f} {u}" if p else f"{v:.0f} {u}" for v, u, p in zip(figures["value"], figures["unit"], percent)
-            ],
+            "value": text(figures["value"], figures["unit"]),
             "cells": figures["n_cells"],
-            "paper, same cells": [f"{v:.1f}" if p else f"{v:.0f}" for v, p in zip(figures["paper_computed"], percent)],
-            "paper (text, all cells)": [f"{v:.1f}" if p else f"{v:.0f}" for v, p in zip(figures["paper"], percent)],
+            "paper, same cells": text(figures["paper_computed"]),
+            "paper (text, all cells)": text(figures["paper"]),
         }
     )
 
