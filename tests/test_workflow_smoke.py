@@ -457,6 +457,27 @@ def test_reference_nonlinearity_of_a_cell(smoke_run, capsys):
     np.testing.assert_allclose([float(v) for v in pretrained[1:]], np.mean(per_start, axis=0), rtol=5e-3, atol=5e-4)
 
 
+def test_prediction_agreement_of_a_classification_cell(smoke_run, capsys):
+    """tools/prediction_agreement.py refits the readout on a run's stored activations (and the
+    selected RON's, rolled out again), reproduces every score of the run, and prints one row per
+    variant beside the RON draws."""
+    from tools import prediction_agreement
+
+    workdir, _ = smoke_run
+    overlay = workdir / "workflow/configs/smoke.yaml"
+    prediction_agreement.main(["smoke", "adiac", "6", "--workdir", str(workdir), "--configfile", str(overlay)])
+    rows = {row[1]: row for row in markdown_cells(capsys.readouterr().out) if row[0] == "6"}
+    assert list(rows) == ["RON draws (not the selected)", "unoptimized", "partial", "pretrained"]
+    scores = workdir / "results/smoke/scores/adiac/ny6"
+    for variant in ("unoptimized", "partial", "pretrained"):
+        values = [s["value"] for s in json.loads((scores / f"{variant}.json").read_text())["seeds"]]
+        finite = [v for v in values if v is not None]
+        assert int(rows[variant][2]) == len(finite)
+        assert float(rows[variant][3]) == pytest.approx(np.mean(finite), abs=0.05)
+        assert all(0 <= float(v) <= 100 for v in rows[variant][4:])
+    assert rows["RON draws (not the selected)"][5] == "nan"  # two RON draws: no pair of other draws
+
+
 def test_pretrain_probe_of_a_cell(smoke_run, capsys):
     """tools/pretrain_probe.py trains a cell's starts for a few epochs from a run's RON and data,
     under overlays: the validation curve and each start's per-coordinate test RMSE."""

@@ -1,0 +1,173 @@
+"""Does a physical reservoir classify as the RON it was pretrained against, or as any RON?
+
+For each cell of a classification task (ADIAC, sMNIST) of a finished run, every reservoir's test
+predictions (the readout's: StandardScaler + LogisticRegression on final states, as rule readout
+fits it) beside those of the reference RON its pretraining matched (the selected candidate) and
+of the digital column's other RON draws. Agreement is the share of test series on which two
+reservoirs predict the same class. A pretrained reservoir that copies its own RON agrees with it
+more than with the other draws; one that does not agrees with all of them alike. Beside them, the
+standard error of each reservoir's accuracy minus the selected RON's, from the test series alone
+(paired: the same series, the share on which only one of the two is right): how far a ratio of a
+physical score to its RON's can move by the test set's finite size.
+
+    python tools/prediction_agreement.py paper adiac 6 9 12 --workdir /work/runs/paper
+
+Every reproduced accuracy is checked against the run's scores (scores/<task>/ny<ny>/<variant>.json,
+the selection's test score): a readout that differs from the rule's stops the tool. Neither the
+run nor its results are touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import jax
+
+jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64 (checked below)
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from physres.batching import split_activations  # noqa: E402
+from physres.config import merged_config  # noqa: E402
+from physres.data import read_task  # noqa: E402
+from physres.formats import read_activations  # noqa: E402
+from physres.reservoirs import load_ensemble  # noqa: E402
+
+PHYSICAL = ("unoptimized", "partial", "pretrained")
+
+
+def test_predictions(train: np.ndarray, test: np.ndarray, task, C: float, max_iter: int) -> np.ndarray:
+    """Classes the readout predicts for the test series: train (n_train, ny), test (n_test, ny)
+    final states -> (n_test,)."""
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=max_iter))
+    model.fit(train, task.train.label)
+    return model.predict(test)
+
+
+def accuracy(predictions: np.ndarray, labels: np.ndarray) -> float:
+    return 100.0 * float(np.mean(predictions == labels))
+
+
+def agreement(a: np.ndarray, b: np.ndarray) -> float:
+    """Share (%) of test series on which two reservoirs predict the same class."""
+    return 100.0 * float(np.mean(a == b))
+
+
+def paired_difference_std(a: np.ndarray, b: np.ndarray, labels: np.ndarray) -> float:
+    """Standard error (%) of accuracy(a) - accuracy(b) on the same test series: what the test set's
+    size alone leaves uncertain in the difference of two reservoirs' scores (paired proportions)."""
+    only_a = np.sum((a == labels) & (b != labels))
+    only_b = np.sum((b == labels) & (a != labels))
+    n = len(labels)
+    return 100.0 * float(np.sqrt((only_a + only_b) - (only_a - only_b) ** 2 / n) / n)
+
+
+def mean(values: list[float]) -> float:
+    """Mean of a list, NaN for none (a run with two RON draws has no pair of other draws)."""
+    return float(np.mean(values)) if values else float("nan")
+
+
+def check_accuracy(found: float, stored: float, what: str) -> None:
+    if not np.isclose(found, stored, rtol=0, atol=1e-9):
+        raise SystemExit(f"{what}: this readout gives {found:.4f} %, the run's scores {stored:.4f} %")
+
+
+def stored_scores(results: Path, task: str, ny: int, variant: str) -> dict[int, float]:
+    record = json.loads((results / "scores" / task / f"ny{ny}" / f"{variant}.json").read_text())
+    return {s["seed"]: s["value"] for s in record["seeds"]}
+
+
+def variant_predictions(results: Path, task, name: str, ny: int, variant: str, readout: dict) -> dict[int, np.ndarray]:
+    """{seed: test predictions} of one variant's stored activations, each checked against its
+    score; a seed the run marks diverged (no score) is left out, as the tables leave it out."""
+    path = results / "activations" / name / f"ny{ny}" / f"{variant}.h5"
+    rule = "rollout_ron" if variant == "ron" else "gather_activations"
+    stored = stored_scores(results, name, ny, variant)
+    predictions = {}
+    for seed, train, test, _ in read_activations(path, rule):
+        if stored[seed] is None:
+            continue
+        predictions[seed] = test_predictions(train, test, task, readout["logistic_C"], readout["logistic_max_iter"])
+        check_accuracy(
+            accuracy(predictions[seed], task.test.label), stored[seed], f"{name} ny {ny} {variant} seed {seed}"
+        )
+    return predictions
+
+
+def selected_ron_predictions(results: Path, task, name: str, ny: int, config: dict) -> tuple[int, np.ndarray]:
+    """The selected reference RON's seed and test predictions, rolled out again from its file."""
+    folder = results / "reference" / name / f"ny{ny}"
+    selection = json.loads((folder / "selection.json").read_text())
+    seed = selection["selected_seed"]
+    ensemble = load_ensemble("ron", [str(folder / "selected.h5")], [seed])
+    states = split_activations(ensemble, task, 0, config["reference"]["chunk_size"], "selected RON")
+    readout = config["readout"]
+    predictions = test_predictions(
+        states["train"][0][0], states["test"][0][0], task, readout["logistic_C"], readout["logistic_max_iter"]
+    )
+    check_accuracy(accuracy(predictions, task.test.label), selection["test"], f"{name} ny {ny} selected RON")
+    return seed, predictions
+
+
+def cell_agreement(results: Path, name: str, ny: int, config: dict) -> list[dict]:
+    """One row per variant (and one for the RON draws): mean accuracy, mean agreement with the
+    selected RON and with the digital column's other RON draws, and the mean standard error of
+    the accuracy's difference to the selected RON's that the test set's size leaves."""
+    task = read_task(results / "data" / f"{name}.h5")
+    if task.kind != "classification":
+        raise SystemExit(f"{name} is a {task.kind} task: agreement of predicted classes needs a classification task")
+    selected_seed, selected = selected_ron_predictions(results, task, name, ny, config)
+    draws = variant_predictions(results, task, name, ny, "ron", config["readout"])
+    others = [p for seed, p in draws.items() if seed != selected_seed]
+    rows = [
+        {
+            "ny": ny,
+            "reservoirs": "RON draws (not the selected)",
+            "n": len(others),
+            "accuracy": mean([accuracy(p, task.test.label) for p in others]),
+            "with_selected_ron": mean([agreement(p, selected) for p in others]),
+            "with_other_ron_draws": mean([agreement(p, q) for p in others for q in others if p is not q]),
+            "difference_std": mean([paired_difference_std(p, selected, task.test.label) for p in others]),
+        }
+    ]
+    for variant in PHYSICAL:
+        seeds = variant_predictions(results, task, name, ny, variant, config["readout"])
+        rows.append(
+            {
+                "ny": ny,
+                "reservoirs": variant,
+                "n": len(seeds),
+                "accuracy": mean([accuracy(p, task.test.label) for p in seeds.values()]),
+                "with_selected_ron": mean([agreement(p, selected) for p in seeds.values()]),
+                "with_other_ron_draws": mean([agreement(p, q) for p in seeds.values() for q in others]),
+                "difference_std": mean([paired_difference_std(p, selected, task.test.label) for p in seeds.values()]),
+            }
+        )
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run")
+    parser.add_argument("task")
+    parser.add_argument("ny", type=int, nargs="+")
+    parser.add_argument("--workdir", type=Path, default=Path("."), help="the run's folder (results/, config.yaml)")
+    parser.add_argument("--configfile", type=Path, nargs="*", default=[], help="overlays on config.yaml")
+    args = parser.parse_args(argv)
+    config = merged_config(args.workdir / "config.yaml", args.configfile)
+    if not config["numerics"]["x64"]:
+        parser.error("numerics.x64 is false in this run's configuration; this tool rolls out in float64 only")
+    results = args.workdir / "results" / args.run
+    rows = [row for ny in args.ny for row in cell_agreement(results, args.task, ny, config)]
+    print(f"## Test predictions of {args.task}: accuracy and agreement (%), means over seeds\n")
+    print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".1f"))
+
+
+if __name__ == "__main__":
+    main()
