@@ -42,7 +42,7 @@ from physres.reservoirs import load_ensemble  # noqa: E402
 PHYSICAL = ("unoptimized", "partial", "pretrained")
 
 
-def test_predictions(train: np.ndarray, test: np.ndarray, task, C: float, max_iter: int) -> np.ndarray:
+def readout_predictions(train: np.ndarray, test: np.ndarray, task, C: float, max_iter: int) -> np.ndarray:
     """Classes the readout predicts for the test series: train (n_train, ny), test (n_test, ny)
     final states -> (n_test,)."""
     model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=max_iter))
@@ -93,7 +93,7 @@ def variant_predictions(results: Path, task, name: str, ny: int, variant: str, r
     for seed, train, test, _ in read_activations(path, rule):
         if stored[seed] is None:
             continue
-        predictions[seed] = test_predictions(train, test, task, readout["logistic_C"], readout["logistic_max_iter"])
+        predictions[seed] = readout_predictions(train, test, task, readout["logistic_C"], readout["logistic_max_iter"])
         check_accuracy(
             accuracy(predictions[seed], task.test.label), stored[seed], f"{name} ny {ny} {variant} seed {seed}"
         )
@@ -108,47 +108,42 @@ def selected_ron_predictions(results: Path, task, name: str, ny: int, config: di
     ensemble = load_ensemble("ron", [str(folder / "selected.h5")], [seed])
     states = split_activations(ensemble, task, 0, config["reference"]["chunk_size"], "selected RON")
     readout = config["readout"]
-    predictions = test_predictions(
+    predictions = readout_predictions(
         states["train"][0][0], states["test"][0][0], task, readout["logistic_C"], readout["logistic_max_iter"]
     )
     check_accuracy(accuracy(predictions, task.test.label), selection["test"], f"{name} ny {ny} selected RON")
     return seed, predictions
 
 
+def agreement_row(ny: int, reservoirs: str, predictions: list, selected: np.ndarray, others: list, labels) -> dict:
+    """Means over ``predictions`` (each (n_test,)): accuracy, agreement with the selected RON and
+    with the other RON draws (never a reservoir with itself), and the standard error of the
+    accuracy's difference to the selected RON's that the test set's size leaves."""
+    return {
+        "ny": ny,
+        "reservoirs": reservoirs,
+        "n": len(predictions),
+        "accuracy": mean([accuracy(p, labels) for p in predictions]),
+        "with_selected_ron": mean([agreement(p, selected) for p in predictions]),
+        "with_other_ron_draws": mean([agreement(p, q) for p in predictions for q in others if q is not p]),
+        "difference_std": mean([paired_difference_std(p, selected, labels) for p in predictions]),
+    }
+
+
 def cell_agreement(results: Path, name: str, ny: int, config: dict) -> list[dict]:
-    """One row per variant (and one for the RON draws): mean accuracy, mean agreement with the
-    selected RON and with the digital column's other RON draws, and the mean standard error of
-    the accuracy's difference to the selected RON's that the test set's size leaves."""
+    """One agreement_row per physical variant, after one for the digital column's RON draws but
+    the selected one."""
     task = read_task(results / "data" / f"{name}.h5")
     if task.kind != "classification":
         raise SystemExit(f"{name} is a {task.kind} task: agreement of predicted classes needs a classification task")
     selected_seed, selected = selected_ron_predictions(results, task, name, ny, config)
     draws = variant_predictions(results, task, name, ny, "ron", config["readout"])
     others = [p for seed, p in draws.items() if seed != selected_seed]
-    rows = [
-        {
-            "ny": ny,
-            "reservoirs": "RON draws (not the selected)",
-            "n": len(others),
-            "accuracy": mean([accuracy(p, task.test.label) for p in others]),
-            "with_selected_ron": mean([agreement(p, selected) for p in others]),
-            "with_other_ron_draws": mean([agreement(p, q) for p in others for q in others if p is not q]),
-            "difference_std": mean([paired_difference_std(p, selected, task.test.label) for p in others]),
-        }
-    ]
+    labels = task.test.label
+    rows = [agreement_row(ny, "RON draws (not the selected)", others, selected, others, labels)]
     for variant in PHYSICAL:
         seeds = variant_predictions(results, task, name, ny, variant, config["readout"])
-        rows.append(
-            {
-                "ny": ny,
-                "reservoirs": variant,
-                "n": len(seeds),
-                "accuracy": mean([accuracy(p, task.test.label) for p in seeds.values()]),
-                "with_selected_ron": mean([agreement(p, selected) for p in seeds.values()]),
-                "with_other_ron_draws": mean([agreement(p, q) for p in seeds.values() for q in others]),
-                "difference_std": mean([paired_difference_std(p, selected, task.test.label) for p in seeds.values()]),
-            }
-        )
+        rows.append(agreement_row(ny, variant, list(seeds.values()), selected, others, labels))
     return rows
 
 
