@@ -96,8 +96,36 @@ def test_the_jobs_left_are_priced_by_their_own_kind_only(tmp_path, capsys):
     assert table.loc["rollout_physical", "cpu_h_left"] == pytest.approx(0.1)
     assert table.loc["all", "jobs_left"] == 4
     assert table.loc["all", "cpu_h_left"] == pytest.approx(0.6)
+    # projected: ny 9's pretrained rollout at ny 9's other variants' mean, none here; so unmeasured
+    assert table.loc["rollout_physical", "like_kind"] == 0
+    assert table.loc["rollout_physical", "cpu_h_projected"] == pytest.approx(0.1)
 
     dry = tmp_path / "dry.txt"
     dry.write_text(DRY_RUN)
     job_times.main(["r", "--benchmarks", str(tmp_path / "benchmarks"), "--left", str(dry)])
     assert "Left to run" in capsys.readouterr().out
+
+
+def test_the_jobs_left_are_projected_at_a_like_kind(tmp_path):
+    """A training without a measured job of its own kind is projected at the mean of the same ny
+    and mode on other tasks, a rollout at the same task and ny in other variants; nothing else."""
+    run = tmp_path / "benchmarks" / "r"
+    write_benchmark(run, "pretrain_part/a_ny9_full_epoch500.tsv", [(1.0, 1000.0, 1.0)])
+    write_benchmark(run, "pretrain_part/c_ny9_full_epoch500.tsv", [(1.0, 2000.0, 1.0)])
+    write_benchmark(run, "pretrain_part/a_ny9_rob_fixed_epoch500.tsv", [(1.0, 9999.0, 1.0)])  # another mode
+    write_benchmark(run, "rollout_physical/a_ny9_unoptimized_part0.tsv", [(1.0, 720.0, 1.0)])
+    write_benchmark(run, "rollout_physical/b_ny9_unoptimized_part0.tsv", [(1.0, 9999.0, 1.0)])  # another task
+    assert job_times.like_kind("pretrain/b_ny9_full") == "pretrain/*_ny9_full"
+    assert job_times.like_kind("rollout_physical/a_ny9_pretrained") == "rollout_physical/a_ny9_*"
+    assert job_times.like_kind("readout/a_ny9_pretrained") is None
+    left = job_times.jobs_left(
+        "benchmark: benchmarks/r/pretrain_part/b_ny9_full_epoch500.tsv\n"
+        "benchmark: benchmarks/r/rollout_physical/a_ny9_pretrained_part0.tsv\n"
+        "benchmark: benchmarks/r/rollout_physical/d_ny9_pretrained_part0.tsv\n",
+        "r",
+    )
+    table = job_times.left_by_rule(job_times.read_job_times(run), left)
+    assert table.loc["pretrain_part", "cpu_h_left"] == 0 and table.loc["pretrain_part", "like_kind"] == 1
+    assert table.loc["pretrain_part", "cpu_h_projected"] == pytest.approx(1500 / 3600)
+    assert table.loc["rollout_physical", "like_kind"] == 1 and table.loc["rollout_physical", "unmeasured"] == 1
+    assert table.loc["rollout_physical", "cpu_h_projected"] == pytest.approx(0.2)

@@ -11,7 +11,10 @@ does not, so CPU hours are the cost and a job's CPU minutes its length on a core
 variant or mode, any part or epoch (a training's last job, rule ``pretrain``, counts with its
 ``pretrain_part`` jobs). With ``--left DRY_RUN`` (the text ``snakemake -n`` printed in the run's
 folder) it also estimates the CPU hours of the jobs still to run, each at the mean of the measured
-jobs of its kind. A job none of whose kind has run yet is counted apart, not guessed:
+jobs of its kind. A job none of whose kind has run yet is counted apart, not priced there; a
+second column projects it at the mean of a like kind, where one has run (a training of the same
+ny and mode on another task, a physical rollout of the same task and ny in another variant), and
+what has neither stays unmeasured:
 
     (cd /work/runs/paper && snakemake -n --nolock) > dry.txt
     python tools/job_times.py paper --benchmarks /work/runs/paper/benchmarks --left dry.txt
@@ -67,6 +70,18 @@ def job_kind(job: str) -> str:
     return rule.removesuffix("_part") + "/" + re.sub(r"_(part|epoch)\d+$", "", name)
 
 
+def like_kind(kind: str) -> str | None:
+    """The kinds whose jobs cost about as much as ``kind``'s, as one pattern, or None: a training
+    of the same ny and mode on another task (its cost is set by the layout, m and the epochs, not
+    the task), a physical rollout of the same task and ny in another variant (the same sequences
+    through a robot of the same layout)."""
+    if match := re.fullmatch(r"pretrain/\w+?_ny(\d+)_(full|rob_fixed)", kind):
+        return f"pretrain/*_ny{match[1]}_{match[2]}"
+    if match := re.fullmatch(r"rollout_physical/(\w+?_ny\d+)_\w+", kind):
+        return f"rollout_physical/{match[1]}_*"
+    return None
+
+
 def job_summary(jobs: pd.DataFrame) -> dict:
     """jobs, CPU and wall hours, the peak RSS and the longest job by wall and by CPU time of some jobs."""
     slowest, most_cpu = jobs.loc[jobs["wall_s"].idxmax()], jobs.loc[jobs["cpu_s"].idxmax()]
@@ -100,17 +115,22 @@ def jobs_left(dry_run: str, run: str) -> pd.DataFrame:
 
 def left_by_rule(done: pd.DataFrame, left: pd.DataFrame) -> pd.DataFrame:
     """Per rule of the jobs left: how many, how many have a measured kind, and the CPU hours of
-    those at their kind's mean CPU time; a last row 'all'."""
-    mean_cpu_s = done.groupby(done["job"].map(job_kind))["cpu_s"].mean()
-    cpu_s = left["job"].map(job_kind).map(mean_cpu_s)
+    those at their kind's mean CPU time; then, a projection, how many of the others have a like
+    kind measured (like_kind) and the CPU hours of all so priced; a last row 'all'."""
+    done_kinds, left_kinds = done["job"].map(job_kind), left["job"].map(job_kind)
+    cpu_s = left_kinds.map(done.groupby(done_kinds)["cpu_s"].mean())
+    like_cpu_s = left_kinds.map(like_kind).map(done.groupby(done_kinds.map(like_kind))["cpu_s"].mean())
+    projected = cpu_s.fillna(like_cpu_s)
     table = pd.DataFrame(
         {
             "jobs_left": left.groupby("rule").size(),
             "measured_kind": cpu_s.notna().groupby(left["rule"]).sum(),
             "cpu_h_left": cpu_s.groupby(left["rule"]).sum() / 3600,
+            "like_kind": (cpu_s.isna() & like_cpu_s.notna()).groupby(left["rule"]).sum(),
+            "cpu_h_projected": projected.groupby(left["rule"]).sum() / 3600,
         }
-    ).sort_values("cpu_h_left", ascending=False)
-    table["unmeasured"] = table["jobs_left"] - table["measured_kind"]
+    ).sort_values("cpu_h_projected", ascending=False)
+    table["unmeasured"] = table["jobs_left"] - table["measured_kind"] - table["like_kind"]
     table.loc["all"] = table.sum()
     return table.rename_axis("rule")
 
@@ -138,8 +158,12 @@ def main(argv=None) -> None:
     )
     if args.left:
         left = jobs_left(args.left.read_text(), args.run)
-        print("\nLeft to run (benchmarked jobs), at the measured mean CPU time of each job's kind:\n")
-        print(left_by_rule(done, left).to_markdown(floatfmt=(None, ".0f", ".0f", ".2f", ".0f")))
+        print(
+            "\nLeft to run (benchmarked jobs), at the measured mean CPU time of each job's kind; projected: "
+            "the others at a like kind's (a training of the same ny and mode on another task, a rollout "
+            "of the same task and ny in another variant), the rest unmeasured:\n"
+        )
+        print(left_by_rule(done, left).to_markdown(floatfmt=(None, ".0f", ".0f", ".2f", ".0f", ".2f", ".0f")))
 
 
 if __name__ == "__main__":
