@@ -20,7 +20,6 @@ run nor its results are touched.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import jax
@@ -36,7 +35,8 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from physres.batching import split_activations  # noqa: E402
 from physres.config import merged_config  # noqa: E402
 from physres.data import read_task  # noqa: E402
-from physres.formats import read_activations  # noqa: E402
+from physres.formats import load_scores, read_activations  # noqa: E402
+from physres.io import read_json  # noqa: E402
 from physres.reservoirs import load_ensemble  # noqa: E402
 
 PHYSICAL = ("unoptimized", "partial", "pretrained")
@@ -79,8 +79,9 @@ def check_accuracy(found: float, stored: float, what: str) -> None:
 
 
 def stored_scores(results: Path, task: str, ny: int, variant: str) -> dict[int, float]:
-    record = json.loads((results / "scores" / task / f"ny{ny}" / f"{variant}.json").read_text())
-    return {s["seed"]: s["value"] for s in record["seeds"]}
+    """{seed: score} of the run's readout of one variant; NaN for a diverged seed."""
+    scores = load_scores([results / "scores" / task / f"ny{ny}" / f"{variant}.json"])
+    return dict(zip(scores["seed"], scores["value"].astype(float)))
 
 
 def variant_predictions(results: Path, task, name: str, ny: int, variant: str, readout: dict) -> dict[int, np.ndarray]:
@@ -91,7 +92,7 @@ def variant_predictions(results: Path, task, name: str, ny: int, variant: str, r
     stored = stored_scores(results, name, ny, variant)
     predictions = {}
     for seed, train, test, _ in read_activations(path, rule):
-        if stored[seed] is None:
+        if np.isnan(stored[seed]):
             continue
         predictions[seed] = readout_predictions(train, test, task, readout["logistic_C"], readout["logistic_max_iter"])
         check_accuracy(
@@ -103,7 +104,7 @@ def variant_predictions(results: Path, task, name: str, ny: int, variant: str, r
 def selected_ron_predictions(results: Path, task, name: str, ny: int, config: dict) -> tuple[int, np.ndarray]:
     """The selected reference RON's seed and test predictions, rolled out again from its file."""
     folder = results / "reference" / name / f"ny{ny}"
-    selection = json.loads((folder / "selection.json").read_text())
+    selection = read_json(folder / "selection.json", rule="select_reference")
     seed = selection["selected_seed"]
     ensemble = load_ensemble("ron", [str(folder / "selected.h5")], [seed])
     states = split_activations(ensemble, task, 0, config["reference"]["chunk_size"], "selected RON")
