@@ -161,8 +161,8 @@ def main(argv=None) -> None:
         score = f"{validation[seed]:.4g}" if validation.get(seed) is not None else "--"
         labels = affine[seed]["labels"]
         print(
-            f"| {seed}{chosen} | {score} | {labels:.3f} | {affine[seed]['residual']:.3f} "
-            f"({100 * affine[seed]['residual'] / labels:.1f} %) | {additive[seed]['residual']:.3f} "
+            f"| {seed}{chosen} | {score} | {labels:.4g} | {affine[seed]['residual']:.3g} "
+            f"({100 * affine[seed]['residual'] / labels:.1f} %) | {additive[seed]['residual']:.3g} "
             f"({100 * additive[seed]['residual'] / labels:.1f} %) |"
         )
     evaluation_path = run / "pretrain" / args.task / f"ny{args.ny}" / "full" / "evaluation.json"
@@ -179,9 +179,9 @@ def main(argv=None) -> None:
     print("| | " + " | ".join(str(i) for i in range(args.ny)) + " |")
     print("|:--|" + "--:|" * args.ny)
     chosen = selection["selected_seed"]
-    print("| beyond affine | " + " | ".join(f"{v:.3f}" for v in affine[chosen]["per_coordinate"]) + " |")
-    print("| beyond additive | " + " | ".join(f"{v:.3f}" for v in additive[chosen]["per_coordinate"]) + " |")
-    print("| pretrained | " + " | ".join(f"{v:.3f}" for v in np.mean(rmse, axis=0)) + " |")
+    print("| beyond affine | " + " | ".join(f"{v:.3g}" for v in affine[chosen]["per_coordinate"]) + " |")
+    print("| beyond additive | " + " | ".join(f"{v:.3g}" for v in additive[chosen]["per_coordinate"]) + " |")
+    print("| pretrained | " + " | ".join(f"{v:.3g}" for v in np.mean(rmse, axis=0)) + " |")
 
 
 if __name__ == "__main__":
