@@ -283,7 +283,7 @@ def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | Non
         *(np.asarray(column, float) for column in (beyond["paper_mean"], beyond["paper_std"], paper_runs)),
         equal_var=False,
     )
-    higher_is_better = beyond["metric"].map(HIGHER_IS_BETTER).fillna(False).astype(bool)  # errors: lower is better
+    higher_is_better = beyond["metric"].map(lambda metric: HIGHER_IS_BETTER.get(metric, False))  # errors: lower is better
     out = pd.DataFrame(
         {
             "task": beyond["task"],
