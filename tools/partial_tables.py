@@ -283,7 +283,8 @@ def beyond_paper_std(table: pd.DataFrame | None, key: str) -> pd.DataFrame | Non
         *(np.asarray(column, float) for column in (beyond["paper_mean"], beyond["paper_std"], paper_runs)),
         equal_var=False,
     )
-    higher_is_better = beyond["metric"].map(lambda metric: HIGHER_IS_BETTER.get(metric, False))  # errors: lower is better
+    # every metric but HIGHER_IS_BETTER's is an error: lower is better
+    higher_is_better = beyond["metric"].map(lambda metric: HIGHER_IS_BETTER.get(metric, False))
     out = pd.DataFrame(
         {
             "task": beyond["task"],
