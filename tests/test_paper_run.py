@@ -42,6 +42,14 @@ def test_an_unknown_phase_names_the_allowed_ones():
     assert "unknown phase 'adiak'; allowed: mackey_glass baseline smnist adiac" in out.stderr
 
 
+def test_a_cell_phase_names_that_cell_only_and_refuses_an_unknown_ny():
+    targets = calls("lorenz96/ny12", "smnist/ny15")
+    assert targets["lorenz96/ny12"] == calls("lorenz96")["lorenz96/ny12"]
+    assert len(targets["smnist/ny15"]) == 6 and all("/smnist/ny15/" in t for t in targets["smnist/ny15"])
+    out = subprocess.run(["bash", str(SCRIPT), "--targets", "adiac/ny7"], capture_output=True, text=True)
+    assert out.returncode == 2 and "unknown cell 'adiac/ny7'; allowed ny: 6 9 12 15" in out.stderr
+
+
 def test_a_task_phase_calls_snakemake_once_a_cell(tmp_path):
     """Run with a stand-in for snakemake that records its arguments and reads its stdin to the end,
     as a job might: every cell's call still comes, in order."""

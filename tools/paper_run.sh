@@ -16,6 +16,7 @@
 #             after ADIAC and Lorenz96, so that those tasks' whole rows come first)
 #   smnist_pretrained
 #             sMNIST's pretraining and its pretrained and partial cells
+#   TASK/nyN  one cell of a task (lorenz96/ny12): all four variants and both pretraining modes
 #   tables    the paper's main tables (summary.md, pretraining_summary.md)
 #   all       the rest of the DAG
 # A task's phase runs one Snakemake call a cell (ny 6, 9, 12, 15), so that its cells finish one
@@ -66,10 +67,14 @@ steps() {
             for n in $DIMS; do echo "$1/ny$n $(cell_targets "$1" "$n" 'ron unoptimized partial pretrained')"; done ;;
         smnist_pretrained)
             for n in $DIMS; do echo "smnist/ny$n $(cell_targets smnist "$n" 'partial pretrained')"; done ;;
+        adiac/ny* | lorenz96/ny* | mackey_glass/ny* | smnist/ny*)
+            n=${1#*/ny}
+            case " $DIMS " in *" $n "*) ;; *) echo "unknown cell '$1'; allowed ny: $DIMS" >&2 && return 2 ;; esac
+            echo "$1 $(cell_targets "${1%/ny*}" "$n" 'ron unoptimized partial pretrained')" ;;
         tables) echo "tables $R/tables/summary.md $R/tables/pretraining_summary.md" ;;
         all) echo "all" ;;
         *)
-            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretrained tables all" >&2
+            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretrained TASK/nyN tables all" >&2
             return 2
             ;;
     esac

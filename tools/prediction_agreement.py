@@ -28,26 +28,16 @@ jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64 (checke
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from physres.batching import split_activations  # noqa: E402
 from physres.config import merged_config  # noqa: E402
 from physres.data import read_task  # noqa: E402
 from physres.formats import load_scores, read_activations  # noqa: E402
 from physres.io import read_json  # noqa: E402
+from physres.readout import classification_predictions  # noqa: E402
 from physres.reservoirs import load_ensemble  # noqa: E402
 
 PHYSICAL = ("unoptimized", "partial", "pretrained")
-
-
-def readout_predictions(train: np.ndarray, test: np.ndarray, task, C: float, max_iter: int) -> np.ndarray:
-    """Classes the readout predicts for the test series: train (n_train, ny), test (n_test, ny)
-    final states -> (n_test,)."""
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=max_iter))
-    model.fit(train, task.train.label)
-    return model.predict(test)
 
 
 def accuracy(predictions: np.ndarray, labels: np.ndarray) -> float:
@@ -94,7 +84,7 @@ def variant_predictions(results: Path, task, name: str, ny: int, variant: str, r
     for seed, train, test, _ in read_activations(path, rule):
         if np.isnan(stored[seed]):
             continue
-        predictions[seed] = readout_predictions(train, test, task, readout["logistic_C"], readout["logistic_max_iter"])
+        predictions[seed] = classification_predictions(train, task.train.label, test, readout["logistic_C"], readout["logistic_max_iter"])
         check_accuracy(
             accuracy(predictions[seed], task.test.label), stored[seed], f"{name} ny {ny} {variant} seed {seed}"
         )
@@ -109,8 +99,8 @@ def selected_ron_predictions(results: Path, task, name: str, ny: int, config: di
     ensemble = load_ensemble("ron", [str(folder / "selected.h5")], [seed])
     states = split_activations(ensemble, task, 0, config["reference"]["chunk_size"], "selected RON")
     readout = config["readout"]
-    predictions = readout_predictions(
-        states["train"][0][0], states["test"][0][0], task, readout["logistic_C"], readout["logistic_max_iter"]
+    predictions = classification_predictions(
+        states["train"][0][0], task.train.label, states["test"][0][0], readout["logistic_C"], readout["logistic_max_iter"]
     )
     check_accuracy(accuracy(predictions, task.test.label), selection["test"], f"{name} ny {ny} selected RON")
     return seed, predictions

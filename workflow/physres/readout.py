@@ -66,6 +66,16 @@ def count_nonfinite_sequences(*arrays: np.ndarray) -> int:
     return int(sum((~np.isfinite(a.reshape(len(a), -1))).any(axis=1).sum() for a in arrays))
 
 
+def classification_predictions(
+    train_features: np.ndarray, train_labels: np.ndarray, test_features: np.ndarray, C: float, max_iter: int
+) -> np.ndarray:
+    """Classes StandardScaler + LogisticRegression, fit on (n_train, ny) final states, predicts for
+    (n_test, ny) final states -> (n_test,)."""
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=max_iter))
+    model.fit(train_features, train_labels)
+    return model.predict(test_features)
+
+
 def classification_score(
     train_features: np.ndarray,
     train_labels: np.ndarray,
@@ -78,10 +88,8 @@ def classification_score(
     bad = count_nonfinite_sequences(train_features, test_features)
     if bad:
         return Score("accuracy", None, True, bad)
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=max_iter))
-    model.fit(train_features, train_labels)
-    accuracy = 100.0 * float(np.mean(model.predict(test_features) == test_labels))
-    return Score("accuracy", accuracy, False, 0)
+    predictions = classification_predictions(train_features, train_labels, test_features, C, max_iter)
+    return Score("accuracy", 100.0 * float(np.mean(predictions == test_labels)), False, 0)
 
 
 def forecasting_score(
