@@ -84,7 +84,9 @@ def variant_predictions(results: Path, task, name: str, ny: int, variant: str, r
     for seed, train, test, _ in read_activations(path, rule):
         if np.isnan(stored[seed]):
             continue
-        predictions[seed] = classification_predictions(train, task.train.label, test, readout["logistic_C"], readout["logistic_max_iter"])
+        predictions[seed] = classification_predictions(
+            train, task.train.label, test, readout["logistic_C"], readout["logistic_max_iter"]
+        )
         check_accuracy(
             accuracy(predictions[seed], task.test.label), stored[seed], f"{name} ny {ny} {variant} seed {seed}"
         )
@@ -100,7 +102,11 @@ def selected_ron_predictions(results: Path, task, name: str, ny: int, config: di
     states = split_activations(ensemble, task, 0, config["reference"]["chunk_size"], "selected RON")
     readout = config["readout"]
     predictions = classification_predictions(
-        states["train"][0][0], task.train.label, states["test"][0][0], readout["logistic_C"], readout["logistic_max_iter"]
+        states["train"][0][0],
+        task.train.label,
+        states["test"][0][0],
+        readout["logistic_C"],
+        readout["logistic_max_iter"],
     )
     check_accuracy(accuracy(predictions, task.test.label), selection["test"], f"{name} ny {ny} selected RON")
     return seed, predictions

@@ -25,7 +25,6 @@ against its selection.json. Neither the run nor its results are touched.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import jax
@@ -36,6 +35,7 @@ import numpy as np  # noqa: E402
 
 from physres.config import input_dimension, merged_config, ron_config  # noqa: E402
 from physres.data import read_task  # noqa: E402
+from physres.io import read_json  # noqa: E402
 from physres.pretraining_data import sample_dataset, sampling_box, visited_box  # noqa: E402
 from physres.ron import RON, ron_from_config  # noqa: E402
 from physres.selection import candidate_seeds  # noqa: E402
@@ -139,7 +139,7 @@ def main(argv=None) -> None:
         parser.error("numerics.x64 is false in this run's configuration; this tool draws in float64 only")
     seeds = candidate_seeds(config["reference"]["pretrain_seed"], config["reference"]["candidates"])
     selection_path = run / "reference" / args.task / f"ny{args.ny}" / "selection.json"
-    selection = json.loads(selection_path.read_text()) if selection_path.exists() else None
+    selection = read_json(selection_path, rule="select_reference") if selection_path.exists() else None
     validation = {c["seed"]: c["validation"] for c in selection["candidates"]} if selection else {}
     if selection and sorted(validation) != sorted(seeds):
         parser.error(
@@ -168,7 +168,7 @@ def main(argv=None) -> None:
     evaluation_path = run / "pretrain" / args.task / f"ny{args.ny}" / "full" / "evaluation.json"
     if selection is None or not evaluation_path.exists():
         return
-    starts = json.loads(evaluation_path.read_text())["seeds"]
+    starts = read_json(evaluation_path, rule="evaluate_pretraining")["seeds"]
     rmse = [s["test_rmse_per_coordinate"] for s in starts if s.get("test_rmse_per_coordinate") is not None]
     if not rmse:
         return
