@@ -43,9 +43,12 @@ def test_an_unknown_phase_names_the_allowed_ones():
 
 
 def test_a_cell_phase_names_that_cell_only_and_refuses_an_unknown_ny():
+    """And smnist_pretraining names sMNIST's eight evaluations, no rollout."""
     targets = calls("lorenz96/ny12", "smnist/ny15")
     assert targets["lorenz96/ny12"] == calls("lorenz96")["lorenz96/ny12"]
     assert len(targets["smnist/ny15"]) == 6 and all("/smnist/ny15/" in t for t in targets["smnist/ny15"])
+    evaluations = calls("smnist_pretraining")["smnist_pretraining"]
+    assert len(evaluations) == 8 and all(t.endswith("evaluation.json") and "/smnist/" in t for t in evaluations)
     out = subprocess.run(["bash", str(SCRIPT), "--targets", "adiac/ny7"], capture_output=True, text=True)
     assert out.returncode == 2 and "unknown cell 'adiac/ny7'; allowed ny: 6 9 12 15" in out.stderr
 

@@ -14,6 +14,9 @@
 #             every cell of that task with all four variants and both pretraining modes
 #   smnist    sMNIST's RON and unoptimized cells (hours of rollouts that no pretraining changes;
 #             after ADIAC and Lorenz96, so that those tasks' whole rows come first)
+#   smnist_pretraining
+#             sMNIST's eight trainings and their evaluations (Table 1's sMNIST rows) without
+#             the rollouts of Table 2, which on a CPU cost more than the rest of the DAG together
 #   smnist_pretrained
 #             sMNIST's pretraining and its pretrained and partial cells
 #   TASK/nyN  one cell of a task (lorenz96/ny12): all four variants and both pretraining modes
@@ -65,6 +68,7 @@ steps() {
         smnist) echo "smnist $(scores smnist "$DIMS" "ron unoptimized")" ;;
         adiac | lorenz96 | mackey_glass)
             for n in $DIMS; do echo "$1/ny$n $(cell_targets "$1" "$n" 'ron unoptimized partial pretrained')"; done ;;
+        smnist_pretraining) echo "smnist_pretraining $(for n in $DIMS; do evaluations smnist "$n"; done)" ;;
         smnist_pretrained)
             for n in $DIMS; do echo "smnist/ny$n $(cell_targets smnist "$n" 'partial pretrained')"; done ;;
         adiac/ny* | lorenz96/ny* | mackey_glass/ny* | smnist/ny*)
@@ -74,7 +78,7 @@ steps() {
         tables) echo "tables $R/tables/summary.md $R/tables/pretraining_summary.md" ;;
         all) echo "all" ;;
         *)
-            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretrained TASK/nyN tables all" >&2
+            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretraining smnist_pretrained TASK/nyN tables all" >&2
             return 2
             ;;
     esac
