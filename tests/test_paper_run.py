@@ -43,14 +43,18 @@ def test_an_unknown_phase_names_the_allowed_ones():
 
 
 def test_a_cell_phase_names_that_cell_only_and_refuses_an_unknown_ny():
-    """And smnist_pretraining names sMNIST's eight evaluations, no rollout."""
+    """And a task's or a cell's pretraining phase names its evaluations, no rollout."""
     targets = calls("lorenz96/ny12", "smnist/ny15")
     assert targets["lorenz96/ny12"] == calls("lorenz96")["lorenz96/ny12"]
     assert len(targets["smnist/ny15"]) == 6 and all("/smnist/ny15/" in t for t in targets["smnist/ny15"])
-    evaluations = calls("smnist_pretraining")["smnist_pretraining"]
-    assert len(evaluations) == 8 and all(t.endswith("evaluation.json") and "/smnist/" in t for t in evaluations)
+    evaluations = calls("smnist/pretraining", "lorenz96/ny12/pretraining")
+    assert len(evaluations["smnist/pretraining"]) == 8 and len(evaluations["lorenz96/ny12/pretraining"]) == 2
+    assert all(t.endswith("evaluation.json") for t in sum(evaluations.values(), []))
+    assert all("/lorenz96/ny12/" in t for t in evaluations["lorenz96/ny12/pretraining"])
     out = subprocess.run(["bash", str(SCRIPT), "--targets", "adiac/ny7"], capture_output=True, text=True)
     assert out.returncode == 2 and "unknown cell 'adiac/ny7'; allowed ny: 6 9 12 15" in out.stderr
+    out = subprocess.run(["bash", str(SCRIPT), "--targets", "smnist/ny8/pretraining"], capture_output=True, text=True)
+    assert out.returncode == 2 and "unknown cell 'smnist/ny8/pretraining'" in out.stderr
 
 
 def test_a_task_phase_calls_snakemake_once_a_cell(tmp_path):

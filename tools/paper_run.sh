@@ -14,9 +14,10 @@
 #             every cell of that task with all four variants and both pretraining modes
 #   smnist    sMNIST's RON and unoptimized cells (hours of rollouts that no pretraining changes;
 #             after ADIAC and Lorenz96, so that those tasks' whole rows come first)
-#   smnist_pretraining
-#             sMNIST's eight trainings and their evaluations (Table 1's sMNIST rows) without
-#             the rollouts of Table 2, which on a CPU cost more than the rest of the DAG together
+#   TASK/pretraining, TASK/nyN/pretraining
+#             a task's trainings and their evaluations (its rows of Table 1: eight, or that
+#             cell's two) without the rollouts of Table 2 (sMNIST's cost more on a CPU than the
+#             rest of the DAG together)
 #   smnist_pretrained
 #             sMNIST's pretraining and its pretrained and partial cells
 #   TASK/nyN  one cell of a task (lorenz96/ny12): all four variants and both pretraining modes
@@ -60,6 +61,11 @@ cell_targets() {
     echo "$(scores "$1" "$2" "$3") $evals"
 }
 
+# known_ny PHASE NY: refuses a cell the paper does not have
+known_ny() {
+    case " $DIMS " in *" $2 "*) ;; *) echo "unknown cell '$1'; allowed ny: $DIMS" >&2 && return 2 ;; esac
+}
+
 # steps PHASE: the phase's Snakemake calls, as "name targets..." lines
 steps() {
     local n
@@ -68,17 +74,19 @@ steps() {
         smnist) echo "smnist $(scores smnist "$DIMS" "ron unoptimized")" ;;
         adiac | lorenz96 | mackey_glass)
             for n in $DIMS; do echo "$1/ny$n $(cell_targets "$1" "$n" 'ron unoptimized partial pretrained')"; done ;;
-        smnist_pretraining) echo "smnist_pretraining $(for n in $DIMS; do evaluations smnist "$n"; done)" ;;
+        adiac/pretraining | lorenz96/pretraining | mackey_glass/pretraining | smnist/pretraining)
+            echo "$1 $(for n in $DIMS; do evaluations "${1%/pretraining}" "$n"; done)" ;;
+        # before the cell pattern below, which matches these names too
+        adiac/ny*/pretraining | lorenz96/ny*/pretraining | mackey_glass/ny*/pretraining | smnist/ny*/pretraining)
+            n=${1#*/ny} && n=${n%/pretraining} && known_ny "$1" "$n" && echo "$1 $(evaluations "${1%%/*}" "$n")" ;;
         smnist_pretrained)
             for n in $DIMS; do echo "smnist/ny$n $(cell_targets smnist "$n" 'partial pretrained')"; done ;;
         adiac/ny* | lorenz96/ny* | mackey_glass/ny* | smnist/ny*)
-            n=${1#*/ny}
-            case " $DIMS " in *" $n "*) ;; *) echo "unknown cell '$1'; allowed ny: $DIMS" >&2 && return 2 ;; esac
-            echo "$1 $(cell_targets "${1%/ny*}" "$n" 'ron unoptimized partial pretrained')" ;;
+            n=${1#*/ny} && known_ny "$1" "$n" && echo "$1 $(cell_targets "${1%/ny*}" "$n" 'ron unoptimized partial pretrained')" ;;
         tables) echo "tables $R/tables/summary.md $R/tables/pretraining_summary.md" ;;
         all) echo "all" ;;
         *)
-            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretraining smnist_pretrained TASK/nyN tables all" >&2
+            echo "unknown phase '$1'; allowed: mackey_glass baseline smnist adiac lorenz96 smnist_pretrained TASK/nyN TASK/pretraining TASK/nyN/pretraining tables all" >&2
             return 2
             ;;
     esac
