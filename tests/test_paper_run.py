@@ -42,8 +42,9 @@ def test_an_unknown_phase_names_the_allowed_ones():
     assert "unknown phase 'adiak'; allowed: mackey_glass baseline smnist adiac" in out.stderr
 
 
-def test_a_cell_phase_names_that_cell_only_and_refuses_an_unknown_ny():
-    """And a task's or a cell's pretraining phase names its evaluations, no rollout."""
+def test_a_cell_or_pretraining_phase_names_its_targets_only_and_refuses_an_unknown_ny():
+    """A cell's phase names its four variants' scores and two modes' evaluations; a task's or a
+    cell's pretraining phase names the evaluations alone, no rollout."""
     targets = calls("lorenz96/ny12", "smnist/ny15")
     assert targets["lorenz96/ny12"] == calls("lorenz96")["lorenz96/ny12"]
     assert len(targets["smnist/ny15"]) == 6 and all("/smnist/ny15/" in t for t in targets["smnist/ny15"])
