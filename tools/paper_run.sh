@@ -72,8 +72,7 @@ steps() {
     case "$1" in
         baseline) echo "baseline $(scores "adiac lorenz96" "$DIMS" "ron unoptimized")" ;;
         smnist) echo "smnist $(scores smnist "$DIMS" "ron unoptimized")" ;;
-        adiac | lorenz96 | mackey_glass)
-            for n in $DIMS; do echo "$1/ny$n $(cell_targets "$1" "$n" 'ron unoptimized partial pretrained')"; done ;;
+        adiac | lorenz96 | mackey_glass) for n in $DIMS; do steps "$1/ny$n"; done ;;
         adiac/pretraining | lorenz96/pretraining | mackey_glass/pretraining | smnist/pretraining)
             echo "$1 $(for n in $DIMS; do evaluations "${1%/pretraining}" "$n"; done)" ;;
         # before the cell pattern below, which matches these names too
