@@ -75,8 +75,9 @@ SMOKE_CELL_TARGETS = (
 )
 #: test files handed out first and last (pytest-xdist's --dist loadfile, --no-loadscope-reorder):
 #: the SLURM cell first, so that its run overlaps the local smoke DAG instead of following it;
-#: the smoke DAG's own tests last, so that no worker waits for the DAG while unit tests are left
-FILES_FIRST, FILES_LAST = ("test_slurm.py",), ("test_workflow_smoke.py",)
+#: the smoke DAG's own tests last, so that no worker waits for the DAG while unit tests are left,
+#: in two files that the two workers can take side by side once the DAG ends
+FILES_FIRST, FILES_LAST = ("test_slurm.py",), ("test_smoke_tools.py", "test_workflow_smoke.py")
 
 
 def copy_workflow(dest: Path) -> Path:
@@ -176,7 +177,12 @@ def pytest_collection_finish(session):
 def pytest_collection_modifyitems(config, items):
     """FILES_FIRST, then the other files, then FILES_LAST (a stable sort: each group keeps the
     collection's order). Every worker sorts alike, so their collections stay equal."""
-    items.sort(key=lambda item: 0 if item.path.name in FILES_FIRST else 2 if item.path.name in FILES_LAST else 1)
+
+    def rank(item):
+        name = item.path.name
+        return (0, 0) if name in FILES_FIRST else (2, FILES_LAST.index(name)) if name in FILES_LAST else (1, 0)
+
+    items.sort(key=rank)
 
 
 def pytest_unconfigure(config):
@@ -233,3 +239,11 @@ def small_dataset(m: int) -> dict:
         "u_high": np.array([0.3]),
     }
     return sample_dataset(small_ron(), box, m=m, fractions=[0.7, 0.1, 0.2], seed=0)
+
+
+def markdown_cells(text: str) -> list[list[str]]:
+    """The body rows of the markdown tables in some text, each a list of stripped cells."""
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("| ")
+    ]
+    return [row for row in rows if row[0] not in ("task", "quantity")]
