@@ -22,6 +22,7 @@ WORKFLOW_COMPILER = {"JAX_DISABLE_MOST_OPTIMIZATIONS": "0", "XLA_FLAGS": ""}
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
+import yaml  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -60,6 +61,8 @@ def load_config(*overlays: str) -> dict:
 
 
 SMOKE_CONFIG = "workflow/configs/smoke.yaml"
+#: the smoke overlay as written (not merged into config.yaml)
+SMOKE_OVERLAY = yaml.safe_load((ROOT / SMOKE_CONFIG).read_text())
 #: the smoke cell whose chain tests/test_slurm.py also runs through SLURM
 SMOKE_CELL_TASK = "mackey_glass"
 SMOKE_CELL_NY = load_config(SMOKE_CONFIG)["dimensions"][0]
@@ -180,7 +183,7 @@ def pytest_collection_modifyitems(config, items):
 
     def rank(item):
         name = item.path.name
-        return (0, 0) if name in FILES_FIRST else (2, FILES_LAST.index(name)) if name in FILES_LAST else (1, 0)
+        return -1 if name in FILES_FIRST else 1 + FILES_LAST.index(name) if name in FILES_LAST else 0
 
     items.sort(key=rank)
 

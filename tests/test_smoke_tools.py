@@ -4,15 +4,12 @@ tests/test_workflow_smoke.py, which reruns jobs in the same folder (sMNIST's onl
 other; both wait for the DAG (conftest's smoke_run) and go last (conftest's FILES_LAST)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
-from conftest import markdown_cells
+from conftest import ROOT, markdown_cells
+from conftest import SMOKE_OVERLAY as SMOKE
 
-ROOT = Path(__file__).resolve().parents[1]
-SMOKE = yaml.safe_load((ROOT / "workflow/configs/smoke.yaml").read_text())
 pytestmark = pytest.mark.smoke
 
 

@@ -9,11 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import markdown_cells
+from conftest import ROOT, markdown_cells
+from conftest import SMOKE_OVERLAY as SMOKE
 from conftest import run_smoke_snakemake as snakemake
-
-ROOT = Path(__file__).resolve().parents[1]
-SMOKE = yaml.safe_load((ROOT / "workflow/configs/smoke.yaml").read_text())
 
 
 @pytest.mark.smoke
