@@ -119,6 +119,12 @@ def pytest_configure(config):
     os.environ.setdefault("PHYSRES_JAX_CACHE", str(cache))
     jax.config.update("jax_compilation_cache_dir", os.environ["PHYSRES_JAX_CACHE"])
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    # A job locks the CPU it takes in the system's temporary folder (physres.cpus.claim_cpus). The
+    # test run's processes take theirs in a folder of its own, so that a workflow run beside the
+    # tests (a paper run) never finds every CPU held and falls back to sharing one for hours.
+    own_tmp = run_temp(config) / "tmp"
+    own_tmp.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(own_tmp)
 
 
 def smoke_dag_folder(config) -> Path:

@@ -5,6 +5,7 @@ import fcntl
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import jax
 import pytest
@@ -95,3 +96,13 @@ def test_a_job_rounds_as_a_process_started_on_one_cpu(tmp_path):
     thread pool then) and limits the BLAS, so a job rounds as a process that only ever had one CPU."""
     cpu = sorted(os.sched_getaffinity(0))[0]
     assert _run(ROUNDING, "job", lock_dir=tmp_path) == _run(ROUNDING, "as-is", lock_dir=tmp_path, cpu=cpu)
+
+
+def test_a_test_runs_jobs_lock_their_cpus_apart_from_other_runs(pytestconfig):
+    """The jobs a test run starts (its smoke DAGs among them) take their CPU locks in the run's
+    own temporary folder, not in the one that a workflow run beside the tests locks in."""
+    from conftest import run_temp
+
+    code = "import tempfile; print(tempfile.gettempdir())"
+    lock_dir = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert Path(lock_dir.strip()).resolve() == (run_temp(pytestconfig) / "tmp").resolve()
