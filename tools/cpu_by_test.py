@@ -5,7 +5,10 @@ time on 2 cores more than any one test's wall time does (docs/performance.md, CI
     PYTHONPATH=tools python -m pytest -n 0 -p cpu_by_test tests --deselect tests/test_workflow_smoke.py \
         --deselect tests/test_slurm.py          # writes cpu_by_test.tsv (PHYSRES_CPU_BY_TEST sets the path)
 
-Run it with -n 0: under pytest-xdist each worker would write its own share over the others'.
+Under pytest-xdist each worker writes its own share, to the path with its name before the suffix
+(cpu_by_test.gw0.tsv, ...). A process that a test started and did not wait for counts for the test
+during which Python reaps it: the smoke DAG (tests/conftest.py starts it in the background) lands
+on one test of the worker that started it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+from pathlib import Path
 
 import pytest
 
@@ -32,7 +36,10 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 def pytest_sessionfinish(session):
-    path = os.environ.get("PHYSRES_CPU_BY_TEST", "cpu_by_test.tsv")
+    path = Path(os.environ.get("PHYSRES_CPU_BY_TEST", "cpu_by_test.tsv"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:  # each worker its own file: the others' rows are not this process's
+        path = path.with_name(f"{path.stem}.{worker}{path.suffix}")
     with open(path, "w") as f:
         f.write("cpu_s\twall_s\ttest\n")
         for cpu, wall, nodeid in sorted(_rows, reverse=True):
