@@ -37,7 +37,7 @@ def pytest_runtest_protocol(item, nextitem):
 
 def pytest_sessionfinish(session):
     path = Path(os.environ.get("PHYSRES_CPU_BY_TEST", "cpu_by_test.tsv"))
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
     if worker:  # each worker its own file: the others' rows are not this process's
         path = path.with_name(f"{path.stem}.{worker}{path.suffix}")
     with open(path, "w") as f:
