@@ -122,9 +122,13 @@ def pytest_configure(config):
     # A job locks the CPU it takes in the system's temporary folder (physres.cpus.claim_cpus). The
     # test run's processes take theirs in a folder of its own, so that a workflow run beside the
     # tests (a paper run) never finds every CPU held and falls back to sharing one for hours.
-    own_tmp = run_temp(config) / "tmp"
-    own_tmp.mkdir(exist_ok=True)
-    os.environ["TMPDIR"] = str(own_tmp)
+    run_tmpdir(config).mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(run_tmpdir(config))
+
+
+def run_tmpdir(config) -> Path:
+    """The temporary folder (TMPDIR) of every process this test run starts."""
+    return run_temp(config) / "tmp"
 
 
 def smoke_dag_folder(config) -> Path:

@@ -101,8 +101,8 @@ def test_a_job_rounds_as_a_process_started_on_one_cpu(tmp_path):
 def test_a_test_runs_jobs_lock_their_cpus_apart_from_other_runs(pytestconfig):
     """The jobs a test run starts (its smoke DAGs among them) take their CPU locks in the run's
     own temporary folder, not in the one that a workflow run beside the tests locks in."""
-    from conftest import run_temp
+    from conftest import run_tmpdir
 
     code = "import tempfile; print(tempfile.gettempdir())"
     lock_dir = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert Path(lock_dir.strip()).resolve() == (run_temp(pytestconfig) / "tmp").resolve()
+    assert Path(lock_dir.strip()).resolve() == run_tmpdir(pytestconfig).resolve()
