@@ -122,8 +122,9 @@ def pytest_configure(config):
     # A job locks the CPU it takes in the system's temporary folder (physres.cpus.claim_cpus). The
     # test run's processes take theirs in a folder of its own, so that a workflow run beside the
     # tests (a paper run) never finds every CPU held and falls back to sharing one for hours.
-    run_tmpdir(config).mkdir(exist_ok=True)
-    os.environ["TMPDIR"] = str(run_tmpdir(config))
+    tmpdir = run_tmpdir(config)
+    tmpdir.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(tmpdir)
 
 
 def run_tmpdir(config) -> Path:
