@@ -81,3 +81,27 @@ def test_the_script_lowers_only_its_own_sessions_priority():
     before = autogroup.read_text()
     subprocess.run(["bash", str(SCRIPT), "--targets", "tables"], capture_output=True, check=True)
     assert autogroup.read_text() == before
+
+
+def test_first_puts_a_phases_targets_ahead_in_every_call(tmp_path):
+    """--first PHASE passes that phase's targets to each call as --prioritize, ending the list
+    with -- so that the call's own targets stay targets; an unknown phase is refused before any call."""
+    fake = tmp_path / "snakemake"
+    fake.write_text(f'#!/usr/bin/env bash\ncat > /dev/null\necho "$*" >> {tmp_path / "calls.txt"}\n')
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    cmd = ["bash", str(SCRIPT), "--first", "smnist/ny9/pretraining", "smnist/pretraining", "tables"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    first = " ".join(calls("smnist/ny9/pretraining")["smnist/ny9/pretraining"])
+    recorded = (tmp_path / "calls.txt").read_text().splitlines()
+    assert len(recorded) == 2
+    for line, name in zip(recorded, ("smnist/pretraining", "tables")):
+        assert (
+            line == f"--cores all --rerun-incomplete --keep-going --prioritize {first} -- {' '.join(calls(name)[name])}"
+        )
+    out = subprocess.run(
+        ["bash", str(SCRIPT), "--first", "smnist/ny7/pretraining", "tables"], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 2 and "unknown cell 'smnist/ny7/pretraining'" in out.stderr
+    assert len((tmp_path / "calls.txt").read_text().splitlines()) == 2  # no call made

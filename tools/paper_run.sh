@@ -26,6 +26,10 @@
 # A task's phase runs one Snakemake call a cell (ny 6, 9, 12, 15), so that its cells finish one
 # by one rather than its eight trainings all at once (two side by side: the two modes).
 # tools/paper_run.sh --targets [phase ...] prints each call's targets instead, one line a call.
+# tools/paper_run.sh --first PHASE [phase ...] makes each call build PHASE's targets first
+# (Snakemake's --prioritize; repeatable): the order of the jobs only, never what they compute.
+# E.g. --first smnist/ny9/pretraining smnist/pretraining ends one cell's two trainings before
+# the other cells' instead of all eight near the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # setsid gives the run its own scheduler autogroup, where nice alone orders nothing against
@@ -92,7 +96,20 @@ steps() {
 }
 
 print_only=false
-if [ "${1:-}" = --targets ]; then print_only=true; shift; fi
+first=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --targets) print_only=true; shift ;;
+        --first)
+            [ $# -ge 2 ] || { echo "--first needs a phase" >&2; exit 2; }
+            targets=$(steps "$2" | cut -d' ' -f2-) || exit 2
+            # shellcheck disable=SC2206  # the targets are words
+            first+=($targets) && shift 2 ;;
+        *) break ;;
+    esac
+done
+prioritize=()
+[ ${#first[@]} -eq 0 ] || prioritize=(--prioritize "${first[@]}" --)
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=(mackey_glass baseline adiac lorenz96 smnist smnist_pretrained tables all)
 for phase in "${phases[@]}"; do
@@ -101,7 +118,7 @@ for phase in "${phases[@]}"; do
         if $print_only; then echo "$name: $targets"; continue; fi
         echo "== $name: start $(date -Is) at $(git rev-parse --short HEAD)"
         # shellcheck disable=SC2086  # the targets are words
-        snakemake --cores all --rerun-incomplete --keep-going $targets </dev/null  # the calls are on stdin
+        snakemake --cores all --rerun-incomplete --keep-going "${prioritize[@]}" $targets </dev/null  # the calls are on stdin
         echo "== $name: done $(date -Is)"
     done <<< "$calls"
 done
