@@ -102,7 +102,7 @@ while [ $# -gt 0 ]; do
         --targets) print_only=true; shift ;;
         --first)
             [ $# -ge 2 ] || { echo "--first needs a phase" >&2; exit 2; }
-            targets=$(steps "$2" | cut -d' ' -f2-) || exit 2
+            targets=$(steps "$2" | cut -s -d' ' -f2-) || exit 2  # -s: none for 'all'
             # shellcheck disable=SC2206  # the targets are words
             first+=($targets) && shift 2 ;;
         *) break ;;
