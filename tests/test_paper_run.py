@@ -17,6 +17,18 @@ def calls(*phases: str) -> dict[str, list[str]]:
     return {line.split(":")[0]: line.split(":", 1)[1].split() for line in out.stdout.splitlines()}
 
 
+def run_with_stand_in(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run the script with a stand-in for snakemake that records its arguments and reads its
+    stdin to the end, as a job might: the script's result and the calls recorded so far."""
+    fake = tmp_path / "snakemake"
+    fake.write_text(f'#!/usr/bin/env bash\ncat > /dev/null\necho "$*" >> {tmp_path / "calls.txt"}\n')
+    fake.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env)
+    record = tmp_path / "calls.txt"
+    return out, record.read_text().splitlines() if record.exists() else []
+
+
 def test_every_call_names_outputs_of_the_paper_dag():
     targets = calls()
     names = list(targets)
@@ -59,15 +71,10 @@ def test_a_cell_or_pretraining_phase_names_its_targets_only_and_refuses_an_unkno
 
 
 def test_a_task_phase_calls_snakemake_once_a_cell(tmp_path):
-    """Run with a stand-in for snakemake that records its arguments and reads its stdin to the end,
-    as a job might: every cell's call still comes, in order."""
-    fake = tmp_path / "snakemake"
-    fake.write_text(f'#!/usr/bin/env bash\ncat > /dev/null\necho "$*" >> {tmp_path / "calls.txt"}\n')
-    fake.chmod(0o755)
-    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    out = subprocess.run(["bash", str(SCRIPT), "mackey_glass", "tables"], capture_output=True, text=True, env=env)
+    """With a stand-in for snakemake that reads its stdin to the end, as a job might, every
+    cell's call still comes, in order."""
+    out, recorded = run_with_stand_in(tmp_path, "mackey_glass", "tables")
     assert out.returncode == 0, out.stderr
-    recorded = (tmp_path / "calls.txt").read_text().splitlines()
     assert len(recorded) == 5 and all(line.startswith("--cores all --rerun-incomplete") for line in recorded)
     assert [f"/ny{n}/" in line for n, line in zip((6, 9, 12, 15), recorded)] == [True] * 4
     assert recorded[-1].endswith("results/paper/tables/pretraining_summary.md")
@@ -86,22 +93,14 @@ def test_the_script_lowers_only_its_own_sessions_priority():
 def test_first_puts_a_phases_targets_ahead_in_every_call(tmp_path):
     """--first PHASE passes that phase's targets to each call as --prioritize, ending the list
     with -- so that the call's own targets stay targets; an unknown phase is refused before any call."""
-    fake = tmp_path / "snakemake"
-    fake.write_text(f'#!/usr/bin/env bash\ncat > /dev/null\necho "$*" >> {tmp_path / "calls.txt"}\n')
-    fake.chmod(0o755)
-    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    cmd = ["bash", str(SCRIPT), "--first", "smnist/ny9/pretraining", "smnist/pretraining", "tables"]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    out, recorded = run_with_stand_in(tmp_path, "--first", "smnist/ny9/pretraining", "smnist/pretraining", "tables")
     assert out.returncode == 0, out.stderr
     first = " ".join(calls("smnist/ny9/pretraining")["smnist/ny9/pretraining"])
-    recorded = (tmp_path / "calls.txt").read_text().splitlines()
     assert len(recorded) == 2
     for line, name in zip(recorded, ("smnist/pretraining", "tables")):
         assert (
             line == f"--cores all --rerun-incomplete --keep-going --prioritize {first} -- {' '.join(calls(name)[name])}"
         )
-    out = subprocess.run(
-        ["bash", str(SCRIPT), "--first", "smnist/ny7/pretraining", "tables"], capture_output=True, text=True, env=env
-    )
+    out, recorded = run_with_stand_in(tmp_path, "--first", "smnist/ny7/pretraining", "tables")
     assert out.returncode == 2 and "unknown cell 'smnist/ny7/pretraining'" in out.stderr
-    assert len((tmp_path / "calls.txt").read_text().splitlines()) == 2  # no call made
+    assert len(recorded) == 2  # no call made

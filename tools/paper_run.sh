@@ -102,9 +102,9 @@ while [ $# -gt 0 ]; do
         --targets) print_only=true; shift ;;
         --first)
             [ $# -ge 2 ] || { echo "--first needs a phase" >&2; exit 2; }
-            targets=$(steps "$2" | cut -s -d' ' -f2-) || exit 2  # -s: none for 'all'
+            first_targets=$(steps "$2" | cut -s -d' ' -f2-) || exit 2  # -s: none for 'all'
             # shellcheck disable=SC2206  # the targets are words
-            first+=($targets) && shift 2 ;;
+            first+=($first_targets) && shift 2 ;;
         *) break ;;
     esac
 done
