@@ -27,7 +27,9 @@
 # by one rather than its eight trainings all at once (two side by side: the two modes).
 # tools/paper_run.sh --targets [phase ...] prints each call's targets instead, one line a call.
 # tools/paper_run.sh --first PHASE [phase ...] makes each call build PHASE's targets first
-# (Snakemake's --prioritize; repeatable): the order of the jobs only, never what they compute.
+# (Snakemake's --prioritize; repeatable, but every PHASE gets the one priority, so Snakemake
+# takes their jobs in turn: name one cell to end it first): the order of the jobs only, never what
+# they compute.
 # E.g. --first smnist/ny9/pretraining smnist/pretraining ends one cell's two trainings before
 # the other cells' instead of all eight near the end.
 set -euo pipefail
