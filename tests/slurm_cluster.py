@@ -35,7 +35,7 @@ The node is deliberately *fake-large* (``SlurmdParameters=config_overrides``): b
 default it announces 16 CPUs (``cpus``; tests/test_slurm.py uses 4 so that the jobs do
 not crowd a 2-core machine), 256 GB and 4 GPUs (GRES ``gpu`` backed by dummy character
 devices in the runtime dir, clones of /dev/null) whatever the machine has, so the real
-requests of heavy rules (``--gpus=1 --mem 32000``) are accepted and scheduled. There is
+requests of heavy rules (``--gpus=1 --mem 8000``) are accepted and scheduled. There is
 no GPU, no cgroup enforcement and no accounting (``sacct`` does not work: use
 ``slurm-status-command: squeue``, which the profile does).
 
