@@ -89,6 +89,35 @@ def test_significance_table_counts_nan_runs():
     assert table.loc["partial", "n_nan_runs"] == 1 and table.loc["partial", "significant"]
 
 
+def test_the_papers_p_values_count_its_significant_comparisons():
+    """config.yaml's copy of the paper's supplementary table agrees with its text: significant
+    against unoptimized in 15 of 16 cells, against partial in 11, 26 of 32 in all; the smallest
+    one-sided exact p-value at 4 runs each, 1 / C(8, 4), is its most common entry."""
+    alpha = CONFIG["benchmark"]["significance_level"]
+    p = pd.DataFrame([{b: row["p_value"][b] for b in ("unoptimized", "partial")} for row in PAPER_TABLE_2])
+    assert len(p) == 16 and (p < alpha).sum().to_dict() == {"unoptimized": 15, "partial": 11}
+    assert int((p < alpha).to_numpy().sum()) == CONFIG["benchmark"]["paper_summary"]["significant"]
+    assert (p.round(4) == round(1 / 70, 4)).to_numpy().sum() == 21
+
+
+def test_significance_table_sets_the_papers_p_value_beside_ours(tmp_path):
+    from physres.tables.benchmark import render_significance
+
+    scores = load_scores(
+        [
+            write_scores(tmp_path, "unoptimized", [10.0, 20.0, 30.0, 40.0]),
+            write_scores(tmp_path, "partial", [40.0, 50.0, 45.0, 42.0]),
+            write_scores(tmp_path, "pretrained", [55.0, 65.0, 60.0, 62.0]),
+        ]
+    )
+    table = significance_table(scores, alpha=0.05, paper=PAPER_TABLE_2).set_index("baseline")
+    # the paper's sMNIST ny 6 row: 0.0143 against both
+    assert table["paper_p_value"].to_dict() == {"unoptimized": 0.0143, "partial": 0.0143}
+    assert significance_table(scores, alpha=0.05)["paper_p_value"].isna().all()
+    render_significance(table.reset_index(), tmp_path / "significance", 0.05)
+    assert "**0.0143** (0.0143)" in (tmp_path / "significance.md").read_text()
+
+
 def paper_cells() -> pd.DataFrame:
     """The paper's Table 2 as summary cells: its RON and the means of its physical variants."""
     return pd.DataFrame(

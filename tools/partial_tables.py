@@ -17,6 +17,7 @@ draw whose params have changed since, or one whose inputs are to be remade), and
     python tools/partial_tables.py paper --workdir /work/runs/paper --beyond-std   # cells to explain
     python tools/partial_tables.py paper --workdir /work/runs/paper --per-cell   # the summary's terms
     python tools/partial_tables.py paper --workdir /work/runs/paper --predict   # the cells to come
+    python tools/partial_tables.py paper --workdir /work/runs/paper --tests   # p-values beside the paper's
     python tools/partial_tables.py paper --workdir /work/runs/paper --figure /tmp/scalability   # Fig. 4 so far
 
 --beyond-std adds the cells of Tables 1 and 2 whose mean lies more than the paper's std from the
@@ -223,13 +224,46 @@ def partial_summary(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict
     if done is None:
         return None
     scores, table = done
-    significance = significance_table(scores, config["benchmark"]["significance_level"])
+    significance = significance_table(scores, config["benchmark"]["significance_level"], config["benchmark"]["paper"])
     rows = summary_rows(summary(benchmark_cells(table), significance, config["benchmark"]["paper_summary"]))
     same_cells = paper_summary_on_cells(table).set_index("quantity")
     rows["paper, same cells"] = [
         quantity_text(same_cells["value"].get(quantity, np.nan), "%") for quantity in rows["quantity"]
     ]
+    theirs = significance[significance["baseline"].isin(PAPER_BASELINES)]
+    if len(theirs) and theirs["paper_p_value"].notna().all():
+        paper_significant = int((theirs["paper_p_value"] < config["benchmark"]["significance_level"]).sum())
+        rows.loc[rows["quantity"] == "significant comparisons (p < alpha)", "paper, same cells"] = (
+            f"{paper_significant} of {len(theirs)}"
+        )
     return rows
+
+
+def partial_tests(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict) -> pd.DataFrame | None:
+    """The Mann-Whitney tests of the cells with a pretrained score so far, ours beside the paper's
+    supplementary table: p-values, the sample sizes (diverged runs kept at the worst rank, NaN
+    runs left out) and whether both reach the same decision at the config's alpha."""
+    if done is None:
+        return None
+    alpha = config["benchmark"]["significance_level"]
+    tests = significance_table(done[0], alpha, config["benchmark"]["paper"])
+    if tests.empty:
+        return None
+    paper_significant = tests["paper_p_value"] < alpha
+    return pd.DataFrame(
+        {
+            "task": tests["task"],
+            "ny": tests["ny"],
+            "baseline": tests["baseline"],
+            "p": tests["p_value"].map(lambda p: f"{p:.4f}"),
+            "n": [f"{a} vs {b}" for a, b in zip(tests["n_pretrained"], tests["n_baseline"])],
+            "paper p": tests["paper_p_value"].map(lambda p: f"{p:.4f}" if np.isfinite(p) else "--"),
+            "same decision": [
+                "--" if not np.isfinite(p) else ("yes" if ours == theirs else "no")
+                for p, ours, theirs in zip(tests["paper_p_value"], tests["significant"], paper_significant)
+            ],
+        }
+    )
 
 
 def partial_benchmark(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.DataFrame | None:
@@ -349,6 +383,9 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--beyond-std", action="store_true", help="also the cells more than the paper's std from the paper's"
     )
+    parser.add_argument(
+        "--tests", action="store_true", help="also the Mann-Whitney tests per cell, beside the paper's p-values"
+    )
     args = parser.parse_args(argv)
     config = yaml.safe_load(args.config.read_text())
     results = (args.results or (args.workdir / "results" if args.workdir else Path("results"))) / args.run
@@ -378,6 +415,10 @@ def main(argv=None) -> None:
                     config["benchmark"]["paper"],
                 ),
             )
+        )
+    if args.tests:
+        sections.append(
+            ("The Mann-Whitney tests of the cells done so far, ours beside the paper's", partial_tests(done, config))
         )
     if args.beyond_std:
         sections += [

@@ -50,8 +50,11 @@ def mann_whitney_p(ours: np.ndarray, baseline: np.ndarray, higher_is_better: boo
     return float(mannwhitneyu(ours, baseline, alternative=alternative, method="exact").pvalue)
 
 
-def significance_table(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Per (task, ny, baseline): the p-value of pretrained vs baseline and the sample sizes."""
+def significance_table(scores: pd.DataFrame, alpha: float, paper: list[dict] | None = None) -> pd.DataFrame:
+    """Per (task, ny, baseline): the p-value of pretrained vs baseline and the sample sizes.
+    ``paper``: config.yaml's ``benchmark.paper``, whose rows' ``p_value`` (the paper's
+    supplementary table) fill ``paper_p_value`` (NaN where a row or baseline has none)."""
+    paper_p = {(row["task"], row["ny"]): row.get("p_value", {}) for row in paper or []}
     rows = []
     for (task, ny), cell in scores.groupby(["task", "ny"], sort=False):
         ours = cell[cell["variant"] == "pretrained"]
@@ -75,6 +78,7 @@ def significance_table(scores: pd.DataFrame, alpha: float) -> pd.DataFrame:
                     "n_baseline": len(y),
                     "n_nan_runs": len(ours) + len(base) - len(x) - len(y),
                     "significant": bool(p < alpha),
+                    "paper_p_value": float(paper_p.get((task, ny), {}).get(baseline, np.nan)),
                 }
             )
     return pd.DataFrame(rows)

@@ -21,7 +21,7 @@ p, out = snakemake.params, snakemake.output
 scores = load_scores(snakemake.input.scores)
 table = benchmark_table(scores, load_selections(snakemake.input.selections), p.paper)
 render_benchmark(table, Path(out.benchmark).with_suffix(""))
-significance = significance_table(scores, p.alpha)
+significance = significance_table(scores, p.alpha, p.paper)
 render_significance(significance, Path(out.significance).with_suffix(""), p.alpha)
 headline = summary(benchmark_cells(table), significance, p.paper_summary)
 render_summary(headline, Path(out.summary).with_suffix(""))

@@ -98,7 +98,7 @@ def render_benchmark(table: pd.DataFrame, stem: str | Path) -> None:
 
 def render_significance(table: pd.DataFrame, stem: str | Path, alpha: float) -> None:
     """p-values per (task, ny) and baseline (the paper's supplementary table); bold if p < alpha,
-    * where NaN runs reduced a sample."""
+    * where NaN runs reduced a sample; the paper's in brackets where the table has them."""
     cells = table[["task", "ny"]].drop_duplicates()
 
     def cell(task, ny, baseline, style):
@@ -109,7 +109,9 @@ def render_significance(table: pd.DataFrame, stem: str | Path, alpha: float) -> 
         text = format_value(row["p_value"], "p_value") if np.isfinite(row["p_value"]) else "--"
         if row["significant"]:
             text = f"**{text}**" if style == "md" else f"\\textbf{{{text}}}"
-        return text + ("*" * int(row["n_nan_runs"]))
+        text += "*" * int(row["n_nan_runs"])
+        paper = row.get("paper_p_value", np.nan)
+        return text + (f" ({format_value(paper, 'p_value')})" if np.isfinite(paper) else "")
 
     def rows(style):
         out = {"task": cells["task"].map(TASK_LABEL).to_list(), "ny": cells["ny"].to_list()}
@@ -120,7 +122,7 @@ def render_significance(table: pd.DataFrame, stem: str | Path, alpha: float) -> 
     caption = (
         f"One-sided exact Mann-Whitney U p-values for 'pretrained is better than the baseline', from the "
         f"per-seed scores; bold: p < {alpha}; diverged runs keep the worst rank (as in the paper); each * a "
-        f"NaN run that did not diverge, left out."
+        f"NaN run that did not diverge, left out. In brackets the paper's."
     )
     write_table(table, rows("md"), rows("latex"), stem, caption)
 
