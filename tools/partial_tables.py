@@ -51,7 +51,7 @@ from physres.stats import (
     summary,
 )
 from physres.tables.benchmark import benchmark_cells, benchmark_table, quantity_text, summary_rows
-from physres.tables.common import sort_cells
+from physres.tables.common import format_value, sort_cells
 from physres.tables.pretraining import pretraining_scores, pretraining_summary, pretraining_table
 from physres.tables.reference import load_selections
 
@@ -255,9 +255,9 @@ def partial_tests(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict) 
             "task": tests["task"],
             "ny": tests["ny"],
             "baseline": tests["baseline"],
-            "p": tests["p_value"].map(lambda p: f"{p:.4f}"),
+            "p": [format_value(p, "p_value") for p in tests["p_value"]],
             "n": [f"{a} vs {b}" for a, b in zip(tests["n_pretrained"], tests["n_baseline"])],
-            "paper p": tests["paper_p_value"].map(lambda p: f"{p:.4f}" if np.isfinite(p) else "--"),
+            "paper p": [format_value(p, "p_value") for p in tests["paper_p_value"]],
             "same decision": [
                 "--" if not np.isfinite(p) else ("yes" if ours == theirs else "no")
                 for p, ours, theirs in zip(tests["paper_p_value"], tests["significant"], paper_significant)
