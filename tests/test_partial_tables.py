@@ -14,6 +14,7 @@ from tools.partial_tables import (
     paper_summary_on_cells,
     partial_pretraining_summary,
     partial_tests,
+    per_seed_scores,
     scaled_by_ron,
     summary_per_cell,
 )
@@ -214,3 +215,16 @@ def test_the_tests_so_far_set_ours_beside_the_papers_and_compare_the_decisions()
     assert list(tests["paper p"]) == ["0.0143", "0.1000"]
     assert list(tests["same decision"]) == ["yes", "yes"]
     assert partial_tests(None, config) is None
+
+
+def test_per_seed_scores_give_each_run_of_a_cell_and_mark_the_diverged():
+    scores = pd.DataFrame(
+        [
+            {"task": "lorenz96", "ny": 6, "variant": "unoptimized", "seed": seed, "value": value, "diverged": value != value}
+            for seed, value in enumerate([nan, nan, nan, 0.61034])
+        ]
+    )
+    table = per_seed_scores((scores, None))
+    assert list(table.columns) == ["task", "ny", "variant", "seed 0", "seed 1", "seed 2", "seed 3"]
+    assert list(table.iloc[0, 3:]) == ["diverged", "diverged", "diverged", "0.6103"]
+    assert per_seed_scores(None) is None

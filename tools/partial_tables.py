@@ -18,6 +18,7 @@ draw whose params have changed since, or one whose inputs are to be remade), and
     python tools/partial_tables.py paper --workdir /work/runs/paper --per-cell   # the summary's terms
     python tools/partial_tables.py paper --workdir /work/runs/paper --predict   # the cells to come
     python tools/partial_tables.py paper --workdir /work/runs/paper --tests   # p-values beside the paper's
+    python tools/partial_tables.py paper --workdir /work/runs/paper --per-seed   # Table 2's runs one by one
     python tools/partial_tables.py paper --workdir /work/runs/paper --figure /tmp/scalability   # Fig. 4 so far
 
 --beyond-std adds the cells of Tables 1 and 2 whose mean lies more than the paper's std from the
@@ -139,6 +140,20 @@ def scores_so_far(
     scores = load_scores(paths)
     selections = load_selections(current(sorted(results.glob(TABLE_INPUTS[2])), outdated))
     return scores, benchmark_table(scores, selections, config["benchmark"]["paper"])
+
+
+def per_seed_scores(done: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.DataFrame | None:
+    """Each cell's scores seed by seed (``done``: scores_so_far's), a column per seed, a diverged
+    run written "diverged": the values behind Table 2's means and its Mann-Whitney tests."""
+    if done is None:
+        return None
+    scores = done[0].assign(
+        text=lambda frame: [
+            "diverged" if diverged else f"{value:.4g}" for value, diverged in zip(frame["value"], frame["diverged"])
+        ]
+    )
+    table = scores.pivot(index=["task", "ny", "variant"], columns="seed", values="text")
+    return table.rename(columns=lambda seed: f"seed {seed}").reset_index().rename_axis(columns=None)
 
 
 def paper_on_our_cells(table: pd.DataFrame) -> pd.DataFrame:
@@ -383,6 +398,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--beyond-std", action="store_true", help="also the cells more than the paper's std from the paper's"
     )
+    parser.add_argument("--per-seed", action="store_true", help="also Table 2's scores seed by seed")
     parser.add_argument(
         "--tests", action="store_true", help="also the Mann-Whitney tests per cell, beside the paper's p-values"
     )
@@ -416,6 +432,8 @@ def main(argv=None) -> None:
                 ),
             )
         )
+    if args.per_seed:
+        sections.append(("Table 2's scores seed by seed", per_seed_scores(done)))
     if args.tests:
         sections.append(
             ("The Mann-Whitney tests of the cells done so far, ours beside the paper's", partial_tests(done, config))
