@@ -220,7 +220,14 @@ def test_the_tests_so_far_set_ours_beside_the_papers_and_compare_the_decisions()
 def test_per_seed_scores_give_each_run_of_a_cell_and_mark_the_diverged():
     scores = pd.DataFrame(
         [
-            {"task": "lorenz96", "ny": 6, "variant": "unoptimized", "seed": seed, "value": value, "diverged": value != value}
+            {
+                "task": "lorenz96",
+                "ny": 6,
+                "variant": "unoptimized",
+                "seed": seed,
+                "value": value,
+                "diverged": value != value,
+            }
             for seed, value in enumerate([nan, nan, nan, 0.61034])
         ]
     )
