@@ -109,6 +109,13 @@ def test_prediction_agreement_of_a_classification_cell(smoke_run, capsys):
         assert float(rows[variant][3]) == pytest.approx(np.mean(finite), abs=0.05)
         assert all(0 <= float(v) <= 100 for v in rows[variant][4:])
     assert rows["RON draws (not the selected)"][5] == "nan"  # two RON draws: no pair of other draws
+    # --variants compares only those, for a cell whose other variants are not scored yet
+    prediction_agreement.main(
+        ["smoke", "adiac", "6", "--workdir", str(workdir), "--configfile", str(overlay), "--variants", "pretrained"]
+    )
+    only = {row[1]: row for row in markdown_cells(capsys.readouterr().out) if row[0] == "6"}
+    assert list(only) == ["RON draws (not the selected)", "pretrained"]
+    assert only["pretrained"] == rows["pretrained"]
 
 
 def test_pretrain_probe_of_a_cell(smoke_run, capsys):

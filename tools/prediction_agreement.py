@@ -11,6 +11,7 @@ standard error of each reservoir's accuracy minus the selected RON's, from the t
 physical score to its RON's can move by the test set's finite size.
 
     python tools/prediction_agreement.py paper adiac 6 9 12 --workdir /work/runs/paper
+    python tools/prediction_agreement.py paper smnist 9 --variants pretrained --workdir .  # a cell not yet whole
 
 Every reproduced accuracy is checked against the run's scores (scores/<task>/ny<ny>/<variant>.json,
 the selection's test score): a readout that differs from the rule's stops the tool. Neither the
@@ -127,9 +128,9 @@ def agreement_row(ny: int, reservoirs: str, predictions: list, selected: np.ndar
     }
 
 
-def cell_agreement(results: Path, name: str, ny: int, config: dict) -> list[dict]:
-    """One agreement_row per physical variant, after one for the digital column's RON draws but
-    the selected one."""
+def cell_agreement(results: Path, name: str, ny: int, config: dict, variants=PHYSICAL) -> list[dict]:
+    """One agreement_row per physical variant of ``variants``, after one for the digital column's
+    RON draws but the selected one."""
     task = read_task(results / "data" / f"{name}.h5")
     if task.kind != "classification":
         raise SystemExit(f"{name} is a {task.kind} task: agreement of predicted classes needs a classification task")
@@ -138,7 +139,7 @@ def cell_agreement(results: Path, name: str, ny: int, config: dict) -> list[dict
     others = [p for seed, p in draws.items() if seed != selected_seed]
     labels = task.test.label
     rows = [agreement_row(ny, "RON draws (not the selected)", others, selected, others, labels)]
-    for variant in PHYSICAL:
+    for variant in variants:
         seeds = variant_predictions(results, task, name, ny, variant, config["readout"])
         rows.append(agreement_row(ny, variant, list(seeds.values()), selected, others, labels))
     return rows
@@ -151,12 +152,19 @@ def main(argv=None) -> None:
     parser.add_argument("ny", type=int, nargs="+")
     parser.add_argument("--workdir", type=Path, default=Path("."), help="the run's folder (results/, config.yaml)")
     parser.add_argument("--configfile", type=Path, nargs="*", default=[], help="overlays on config.yaml")
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        choices=PHYSICAL,
+        default=list(PHYSICAL),
+        help="the physical variants to compare (default: all three; fewer for a cell whose other scores are not made yet)",
+    )
     args = parser.parse_args(argv)
     config = merged_config(args.workdir / "config.yaml", args.configfile)
     if not config["numerics"]["x64"]:
         parser.error("numerics.x64 is false in this run's configuration; this tool rolls out in float64 only")
     results = args.workdir / "results" / args.run
-    rows = [row for ny in args.ny for row in cell_agreement(results, args.task, ny, config)]
+    rows = [row for ny in args.ny for row in cell_agreement(results, args.task, ny, config, args.variants)]
     print(f"## Test predictions of {args.task}: accuracy and agreement (%), means over seeds\n")
     print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".1f"))
 
