@@ -8,6 +8,8 @@ import pytest
 import yaml
 from scipy.stats import ttest_ind_from_stats
 
+from physres.stats import summary
+from physres.tables.benchmark import benchmark_cells
 from tools.partial_tables import (
     benchmark_grid,
     beyond_paper_std,
@@ -15,6 +17,7 @@ from tools.partial_tables import (
     partial_pretraining_summary,
     partial_tests,
     per_seed_scores,
+    pretrained_cells,
     scaled_by_ron,
     summary_per_cell,
 )
@@ -110,6 +113,19 @@ def test_the_papers_summary_on_our_cells_uses_only_the_cells_we_have():
     assert got["share of RON performance retained"] == pytest.approx(100 * share)
     assert got["mean relative improvement over unoptimized"] == pytest.approx(100 * over_unoptimized)
     assert got["improvement of pretrained from ny = 6 to 15: mackey_glass"] == pytest.approx(100 * 0.1 / 0.525)
+
+
+def test_the_summary_so_far_scales_over_the_cells_with_a_pretrained_score():
+    """Ny 9 has its RON and unoptimized scores, its pretrained column is still to come."""
+    table = mackey_glass_table_2({6: (0.54, 0.75, 0.55, 0.54), 9: (0.4, 0.8, nan, nan), 15: (0.34, 0.7, 0.54, 0.48)})
+    assert sorted(set(pretrained_cells(table)["ny"])) == [6, 15]
+    got = summary(benchmark_cells(pretrained_cells(table))).set_index("quantity")["value"]
+    assert got["improvement of pretrained from ny = 6 to 15: mackey_glass"] == pytest.approx(100 * 0.06 / 0.54)
+    without_15 = table[table["ny"] != 15]
+    assert "improvement of pretrained from ny = 6 to 9: mackey_glass" in set(
+        summary(benchmark_cells(without_15))["quantity"]
+    )
+    assert not any("from ny" in q for q in summary(benchmark_cells(pretrained_cells(without_15)))["quantity"])
 
 
 def test_the_summarys_terms_per_cell_are_ours_beside_the_papers():
