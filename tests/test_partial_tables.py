@@ -15,6 +15,7 @@ from tools.partial_tables import (
     beyond_paper_std,
     paper_summary_on_cells,
     partial_pretraining_summary,
+    partial_summary,
     partial_tests,
     per_seed_scores,
     pretrained_cells,
@@ -131,6 +132,22 @@ def test_the_summary_so_far_scales_over_the_cells_with_a_pretrained_score():
         summary(benchmark_cells(without_15))["quantity"]
     )
     assert not any("from ny" in q for q in summary(benchmark_cells(pretrained_cells(without_15)))["quantity"])
+
+
+def test_the_summary_so_far_waits_for_a_pretrained_score():
+    """Only the RON's scores so far (a run's first minutes): no summary and no test yet, not an error."""
+    config = yaml.safe_load((ROOT / "config.yaml").read_text())
+    table = mackey_glass_table_2({6: (0.54, nan, nan, nan)})
+    table = table[(table["ny"] == 6) & (table["variant"] == "ron")]
+    scores = pd.DataFrame(
+        [
+            {"task": "mackey_glass", "ny": 6, "variant": "ron", "seed": seed, "metric": "nrmse"}
+            | {"value": 0.54, "diverged": False}
+            for seed in range(4)
+        ]
+    )
+    assert partial_summary((scores, table), config) is None
+    assert partial_tests((scores, table), config) is None
 
 
 def test_the_summarys_terms_per_cell_are_ours_beside_the_papers():

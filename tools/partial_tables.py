@@ -249,6 +249,8 @@ def partial_summary(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict
         return None
     scores, table = done
     table = pretrained_cells(table)
+    if table.empty:  # only RON or baseline columns so far: nothing to summarise, no test to run
+        return None
     significance = significance_table(scores, config["benchmark"]["significance_level"], config["benchmark"]["paper"])
     rows = summary_rows(summary(benchmark_cells(table), significance, config["benchmark"]["paper_summary"]))
     same_cells = paper_summary_on_cells(table).set_index("quantity")
