@@ -134,19 +134,25 @@ def test_the_summary_so_far_scales_over_the_cells_with_a_pretrained_score():
     assert not any("from ny" in q for q in summary(benchmark_cells(pretrained_cells(without_15)))["quantity"])
 
 
-def test_the_summary_so_far_waits_for_a_pretrained_score():
-    """Only the RON's scores so far (a run's first minutes): no summary and no test yet, not an error."""
+def test_the_summary_so_far_waits_for_a_pretrained_score_and_tests_for_a_baseline():
+    """A run's first columns: with only the RON's scores no summary and no test (not an error);
+    with the pretrained column beside it the share retained, still no test."""
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
-    table = mackey_glass_table_2({6: (0.54, nan, nan, nan)})
-    table = table[(table["ny"] == 6) & (table["variant"] == "ron")]
+    table = mackey_glass_table_2({6: (0.54, nan, nan, 0.6)})
+    table = table[(table["ny"] == 6) & table["variant"].isin(["ron", "pretrained"])]
     scores = pd.DataFrame(
         [
-            {"task": "mackey_glass", "ny": 6, "variant": "ron", "seed": seed, "metric": "nrmse"}
-            | {"value": 0.54, "diverged": False}
+            {"task": "mackey_glass", "ny": 6, "variant": variant, "seed": seed, "metric": "nrmse"}
+            | {"value": value, "diverged": False}
+            for variant, value in (("ron", 0.54), ("pretrained", 0.6))
             for seed in range(4)
         ]
     )
-    assert partial_summary((scores, table), config) is None
+    only_ron = (scores[scores["variant"] == "ron"], table[table["variant"] == "ron"])
+    assert partial_summary(only_ron, config) is None
+    assert partial_tests(only_ron, config) is None
+    got = partial_summary((scores, table), config).set_index("quantity")
+    assert got.loc["share of RON performance retained", "value"] == f"{100 * 0.54 / 0.6:.1f} %"
     assert partial_tests((scores, table), config) is None
 
 
