@@ -14,7 +14,8 @@ physical score to its RON's can move by the test set's finite size.
     python tools/prediction_agreement.py paper smnist 9 --variants pretrained --workdir .  # a cell not yet whole
 
 Every reproduced accuracy is checked against the run's scores (scores/<task>/ny<ny>/<variant>.json,
-the selection's test score): a readout that differs from the rule's stops the tool. Neither the
+the selection's test score): a readout that differs from the rule's stops the tool. It runs on one
+CPU, as the rules do, so that its rollouts and readouts round as theirs. Neither the
 run nor its results are touched.
 """
 
@@ -23,7 +24,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import jax
+from physres.cpus import claim_cpus
+
+if __name__ == "__main__":  # a command, not an import by the tests: the whole process
+    # The rules that made the scores ran with threads: 1, and XLA's and the BLAS's thread counts
+    # round differently: on two threads sMNIST ny 15's selected RON scores one test image more.
+    claim_cpus(1)
+
+import jax  # noqa: E402  (after claim_cpus: XLA sizes its thread pool when its backend starts)
 
 jax.config.update("jax_enable_x64", True)  # the workflow's numerics.x64 (checked below)
 
