@@ -118,6 +118,24 @@ def test_significance_table_sets_the_papers_p_value_beside_ours(tmp_path):
     assert "**0.0143** (0.0143)" in (tmp_path / "significance.md").read_text()
 
 
+def test_significance_table_has_its_columns_before_any_baseline_is_scored(tmp_path):
+    """A run's pretrained column before either baseline's: no test, the same columns."""
+    scores = load_scores([write_scores(tmp_path, "pretrained", [55.0, 65.0, 60.0, 62.0])])
+    table = significance_table(scores, alpha=0.05, paper=PAPER_TABLE_2)
+    assert table.empty
+    assert list(table.columns) == list(
+        significance_table(
+            load_scores(
+                [
+                    write_scores(tmp_path, "unoptimized", [10.0, 20.0, 30.0, 40.0]),
+                    write_scores(tmp_path, "pretrained", [55.0, 65.0, 60.0, 62.0]),
+                ]
+            ),
+            alpha=0.05,
+        ).columns
+    )
+
+
 def paper_cells() -> pd.DataFrame:
     """The paper's Table 2 as summary cells: its RON and the means of its physical variants."""
     return pd.DataFrame(

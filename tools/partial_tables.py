@@ -257,8 +257,7 @@ def partial_summary(done: tuple[pd.DataFrame, pd.DataFrame] | None, config: dict
     rows["paper, same cells"] = [
         quantity_text(same_cells["value"].get(quantity, np.nan), "%") for quantity in rows["quantity"]
     ]
-    # no test yet while a cell has its pretrained column but neither baseline's
-    theirs = significance[significance["baseline"].isin(PAPER_BASELINES)] if len(significance) else significance
+    theirs = significance[significance["baseline"].isin(PAPER_BASELINES)]
     if len(theirs) and theirs["paper_p_value"].notna().all():
         paper_significant = int((theirs["paper_p_value"] < config["benchmark"]["significance_level"]).sum())
         rows.loc[rows["quantity"] == "significant comparisons (p < alpha)", "paper, same cells"] = (

@@ -50,6 +50,20 @@ def mann_whitney_p(ours: np.ndarray, baseline: np.ndarray, higher_is_better: boo
     return float(mannwhitneyu(ours, baseline, alternative=alternative, method="exact").pvalue)
 
 
+SIGNIFICANCE_COLUMNS = [
+    "task",
+    "ny",
+    "baseline",
+    "metric",
+    "p_value",
+    "n_pretrained",
+    "n_baseline",
+    "n_nan_runs",
+    "significant",
+    "paper_p_value",
+]
+
+
 def significance_table(scores: pd.DataFrame, alpha: float, paper: list[dict] | None = None) -> pd.DataFrame:
     """Per (task, ny, baseline): the p-value of pretrained vs baseline and the sample sizes.
     ``paper``: config.yaml's ``benchmark.paper``, whose rows' ``p_value`` (the paper's
@@ -81,7 +95,7 @@ def significance_table(scores: pd.DataFrame, alpha: float, paper: list[dict] | N
                     "paper_p_value": float(paper_p.get((task, ny), {}).get(baseline, np.nan)),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=SIGNIFICANCE_COLUMNS)  # the columns even before any test
 
 
 def performance(value: float | np.ndarray, metric: str):
