@@ -675,3 +675,44 @@ def test_rollout_parts_gather_to_the_unsplit_rollout(rng, tmp_path):
         gather_activation_parts(paths[1:], "rollout_physical")
     with pytest.raises(InputError, match="the parts end at sequence 4"):
         gather_activation_parts(paths[:1], "rollout_physical")
+
+
+def test_blocked_rollout_equals_one_scan_bit_for_bit(rng, monkeypatch):
+    """A long rollout runs in blocks of intervals so that a bar can follow it: its states, peaks
+    and a noisy run's measurements must equal one scan over all intervals bit for bit (a chaotic
+    untrained reservoir with gravity, whose rounding differences would grow), for a single and a
+    stacked reservoir, held and linear input, every interval saved or the last; the bar is told
+    every interval once."""
+    from physres import simulate
+    from physres.noise import RolloutNoise
+    from physres.physical import stack_models
+    from physres.robustness import stack_noise
+
+    u = rng.uniform(size=(3, 11, 1))
+    members = [
+        init_physical_reservoir(jax.random.PRNGKey(s), 6, 1, 1, 2, RANGES, gravity=(0.0, 9.81), **FAST_KERNEL)
+        for s in (0, 1)
+    ]
+    stacked = stack_models(members)
+    levels = dict(q_std=jnp.full(6, 1e-3), qdot_std=jnp.full(6, 1e-2), torque_sigma=jnp.asarray(0.05))
+    noise = stack_noise([RolloutNoise(key=jax.random.PRNGKey(s), **levels) for s in (0, 1)])
+    runs = {
+        "single": lambda **kw: simulate.physical_rollout(members[0], u, 2e-3, 1e-4, divergence_bound=1e6, **kw),
+        "stacked": lambda **kw: simulate.stacked_rollout(stacked, u, 2e-3, 1e-4, divergence_bound=1e6, **kw),
+        "noisy": lambda **kw: simulate.stacked_rollout(stacked, u, 2e-3, 1e-4, divergence_bound=1e6, noise=noise, **kw),
+    }
+    for name, run in runs.items():
+        for keep in ("all", "final"):
+            for interpolation in ("held", "linear"):
+                monkeypatch.setattr(simulate, "BLOCKED_FROM", 10**9)
+                whole = run(keep=keep, interpolation=interpolation)
+                monkeypatch.setattr(simulate, "BLOCKED_FROM", 1)
+                monkeypatch.setattr(simulate, "BLOCKS", 4)  # blocks of 3 and 2 intervals
+                told = []
+                blocked = run(keep=keep, interpolation=interpolation, progress=told.append)
+                assert told == ([3, 3, 3, 2] if interpolation == "held" else [3, 3, 2, 2]), (name, keep)
+                for a, b in zip(whole, blocked, strict=True):
+                    assert a.shape == b.shape, (name, keep, interpolation)
+                    np.testing.assert_array_equal(
+                        np.asarray(b), np.asarray(a), err_msg=f"{name} {keep} {interpolation}"
+                    )

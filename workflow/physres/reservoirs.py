@@ -11,6 +11,7 @@ from __future__ import annotations
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
+from tqdm.auto import tqdm
 
 from physres.batching import Ensemble
 from physres.checkpoint import load_checkpoint, training_failed
@@ -39,6 +40,7 @@ class PhysicalEnsemble:
         precision: str = "float64",
         interpolation: Interpolation = "linear",
         noise: RolloutNoise | None = None,
+        progress: bool = True,
     ):
         self.seeds, self.stacked = list(seeds), in_precision(stack_models(reservoirs), precision)
         self.reference_dt, self.sim_dt, self.divergence_bound = reference_dt, sim_dt, divergence_bound
@@ -48,18 +50,30 @@ class PhysicalEnsemble:
         # starts whose pretraining failed: simulated with the others (one program), reported as
         # non-finite, so every later stage counts them as diverged
         self.failed = np.zeros(len(self.seeds), bool) if failed is None else np.asarray(failed, bool)
+        # a bar over each call's input intervals, for calls of one chunk that run for many minutes
+        self.progress = progress
 
     def _run(self, u, keep):
-        Q, peak = stacked_rollout(
-            self.stacked,
-            jnp.asarray(u),
-            self.reference_dt,
-            self.sim_dt,
-            keep=keep,
-            divergence_bound=self.divergence_bound,
-            interpolation=self.interpolation,
-            noise=self.noise,
-        )
+        n_intervals = np.shape(u)[1] - (self.interpolation == "linear")
+        with tqdm(
+            total=n_intervals,
+            desc="intervals",
+            unit="interval",
+            mininterval=10.0,
+            leave=False,
+            disable=not self.progress,
+        ) as bar:
+            Q, peak = stacked_rollout(
+                self.stacked,
+                jnp.asarray(u),
+                self.reference_dt,
+                self.sim_dt,
+                keep=keep,
+                divergence_bound=self.divergence_bound,
+                interpolation=self.interpolation,
+                noise=self.noise,
+                progress=bar.update,
+            )
         y_hat = eqx.filter_vmap(lambda reservoir, Q_s: reservoir.readout_coordinates(Q_s))(self.stacked, Q)
         y_hat, peak = np.array(y_hat), np.array(peak)
         y_hat[self.failed], peak[self.failed] = np.nan, np.inf

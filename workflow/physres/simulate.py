@@ -12,17 +12,20 @@ A reservoir is a physres.physical.AbstractPhysicalReservoir (``robots``, ``feedf
 partially pretrained PhysicalReservoir and the UnoptimizedReservoir. The robots are built from
 theta_rob once per rollout; a held input's feedforward term T_ff(u_k) is computed once per input
 step, an interpolated one at every substep with the feedback term and the robot dynamics. The
-state starts at rest at Q(0) = initial_Q().
+state starts at rest at Q(0) = initial_Q(). A long rollout runs as a few blocks of intervals in
+sequence, each one scan, so that its progress can be shown; it equals one scan bit for bit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import diffrax
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxtyping import Array, Float
 
 from physres.config import whole_substeps
@@ -127,9 +130,17 @@ def _peak(state):
     return jnp.max(jnp.where(jnp.isfinite(values), values, jnp.inf), axis=-1)
 
 
-def _rollout(
+def _initial_carry(reservoir, batch: int):
+    """The rollout's carry at rest: states (Q(0), 0), each (batch, ny), and the peak (batch,) 0."""
+    Q0 = jnp.broadcast_to(reservoir.initial_Q(), (batch,) + reservoir.initial_Q().shape)
+    return (Q0, jnp.zeros_like(Q0)), jnp.zeros(batch, Q0.dtype)
+
+
+def _advance(
     reservoir,
-    u,
+    carry,
+    ks,
+    intervals,
     reference_dt,
     steps,
     keep: Keep,
@@ -137,24 +148,28 @@ def _rollout(
     interpolation: Interpolation,
     noise: RolloutNoise | None = None,
 ):
-    """Q (batch, time, ny) or (batch, ny) and the peak (batch,) of one reservoir (unjitted core).
+    """The carry ((Q, Q'), peak) of one reservoir after the input intervals ``ks`` (n_block,),
+    and per interval the Q saved (n_block, batch, ny; keep="all") and a noisy run's last
+    measurement (keep="final" with noise), else None (unjitted core).
 
-    The sequences advance together: every Euler substep is one batched evaluation of the
-    controllers and the robot dynamics over all sequences. With ``noise`` the Q returned are the
-    readout's noisy measurements of the states (the peak stays the true states').
+    ``intervals``: the input samples u_k (n_block, batch, nu) held over each interval, or the
+    pair (u_k, u_k+1) at its ends for a linear input. The sequences advance together: every
+    Euler substep is one batched evaluation of the controllers and the robot dynamics over all
+    sequences. With ``noise`` the Q saved are the readout's noisy measurements of the states (the
+    peak stays the true states').
     """
     dynamics = reservoir.robots.build()  # constant over the rollout: build once, not per substep
-    Q0 = reservoir.initial_Q()
+    dtype = carry[1].dtype
     # the reservoir's precision throughout (a float32 reservoir, see in_precision, stays float32)
-    u, reference_dt = u.astype(Q0.dtype), reference_dt.astype(Q0.dtype)
-    batch = u.shape[0]
+    intervals, reference_dt = jax.tree_util.tree_map(lambda x: x.astype(dtype), (intervals, reference_dt))
+    batch = carry[1].shape[0]
 
     def step(carry, interval):
         (state, peak), (k, u_interval) = carry, interval
         if noise is None:
             perturbation, measured = (), None
         else:
-            drawn, measured = noise.draw(k, batch, Q0.dtype)
+            drawn, measured = noise.draw(k, batch, dtype)
             perturbation = (drawn,)
         if interpolation == "held":
             state = held_input_step(reservoir, dynamics, state, u_interval, reference_dt, steps, perturbation)
@@ -169,31 +184,84 @@ def _rollout(
         last = seen if (keep == "final" and noise is not None) else None
         return (state, peak), (seen if keep == "all" else None, last)
 
-    Q0 = jnp.broadcast_to(Q0, (batch,) + Q0.shape)
-    start = ((Q0, jnp.zeros_like(Q0)), jnp.zeros(batch, Q0.dtype))
+    return jax.lax.scan(step, carry, (ks, intervals))
+
+
+# one program for a whole stack of reservoirs (leading axis S on every array leaf): a variant's seeds
+# are traced and compiled once; the noisy one takes a RolloutNoise per reservoir, stacked likewise
+_single = (eqx.filter_jit(_initial_carry), eqx.filter_jit(_advance))
+_stacked = (
+    eqx.filter_jit(eqx.filter_vmap(_initial_carry, in_axes=(eqx.if_array(0), None))),
+    eqx.filter_jit(eqx.filter_vmap(_advance, in_axes=(eqx.if_array(0), 0, None, None, None, None, None, None, None))),
+)
+_stacked_noisy = (
+    _stacked[0],
+    eqx.filter_jit(
+        eqx.filter_vmap(
+            _advance, in_axes=(eqx.if_array(0), 0, None, None, None, None, None, None, None, eqx.if_array(0))
+        )
+    ),
+)
+
+# a rollout of at least this many input intervals runs in BLOCKS blocks of (nearly) equal length, so
+# that a bar can follow a long rollout; a shorter one runs as one block. The blocks' scans compile
+# to the whole scan's arithmetic (tests/test_physical.py holds them equal bit for bit) as long as
+# none is a single interval, whose loop XLA removes and fuses otherwise
+BLOCKED_FROM, BLOCKS = 256, 32
+
+
+def _blocks(n_intervals: int) -> list[slice]:
+    """The intervals of each block of a rollout of n_intervals (see BLOCKED_FROM): the first
+    n_intervals % BLOCKS blocks one longer than the rest, so at most two scan lengths compile."""
+    if n_intervals < BLOCKED_FROM:
+        return [slice(0, n_intervals)]
+    ends = np.cumsum([len(block) for block in np.array_split(np.arange(n_intervals), BLOCKS)])
+    return [slice(int(start), int(end)) for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def _rollout(
+    programs,
+    reservoir,
+    u,
+    reference_dt,
+    steps,
+    keep: Keep,
+    bound,
+    interpolation: Interpolation,
+    noise: RolloutNoise | None = None,
+    progress: Callable[[int], object] | None = None,
+):
+    """Q and the peak of one reservoir, or of a stack of them with ``programs`` = _stacked (leading
+    axis S on every output): Q (batch, time, ny) or (batch, ny), the peak (batch,). The carry
+    travels from block to block (see _blocks) and ``progress`` is called with each block's
+    number of intervals once it has run."""
+    batch, stacked = u.shape[0], programs is not _single
+    initial_carry, advance = programs
+    carry = initial_carry(reservoir, batch)
+    Q0 = carry[0][0]
     u = jnp.swapaxes(u, 0, 1)  # (time, batch, nu)
     # held: one interval per sample, state k after it; linear: one interval between each pair of
     # samples, state k at sample k's time, state 0 the initial one
-    intervals = u if interpolation == "held" else (u[:-1], u[1:])
     n_intervals = u.shape[0] - (0 if interpolation == "held" else 1)
-    (final, peak), (Qs, finals) = jax.lax.scan(step, start, (jnp.arange(n_intervals), intervals))
+    Qs, finals = [], None
+    extra = () if noise is None else (noise,)
+    for block in _blocks(n_intervals):
+        intervals = u[block] if interpolation == "held" else (u[block], u[block.start + 1 : block.stop + 1])
+        ks = jnp.arange(block.start, block.stop)
+        carry, (Q_block, finals) = advance(
+            reservoir, carry, ks, intervals, reference_dt, steps, keep, bound, interpolation, *extra
+        )
+        Qs.append(Q_block)
+        if progress is not None:
+            progress(block.stop - block.start)
+    (final, _), peak = carry
+    time = 1 if stacked else 0  # the block outputs' time axis
     if keep == "final":
-        return (final[0] if noise is None else finals[-1]), peak
+        return (final if noise is None else jnp.take(finals, -1, axis=time)), peak
+    Qs = jnp.concatenate(Qs, axis=time)
     if interpolation == "linear":
-        Qs = jnp.concatenate([Q0[None], Qs])
-    return jnp.swapaxes(Qs, 0, 1), peak
-
-
-_single_rollout = eqx.filter_jit(_rollout)
-# one program for a whole stack of reservoirs (leading axis S on every array leaf): a variant's seeds
-# are traced and compiled once
-_stacked_rollout = eqx.filter_jit(
-    eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None, None))
-)
-# the same with a RolloutNoise per reservoir (stacked like them)
-_stacked_noisy_rollout = eqx.filter_jit(
-    eqx.filter_vmap(_rollout, in_axes=(eqx.if_array(0), None, None, None, None, None, None, eqx.if_array(0)))
-)
+        Qs = jnp.concatenate([jnp.expand_dims(Q0, time), Qs], axis=time)
+    return jnp.moveaxis(Qs, time, time + 1), peak
 
 
 def _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation):
@@ -220,16 +288,19 @@ def physical_rollout(
     keep: Keep = "all",
     divergence_bound: float = float("inf"),
     interpolation: Interpolation = "linear",
+    progress: Callable[[int], object] | None = None,
 ):
     """Q at each input sample's time (linear) or after each held sample (held), (batch, time, ny)
     for keep="all", or the last of them, (batch, ny) for keep="final"; and the peak
     max(|Q|, |Q'|) over the rollout per sequence, (batch,).
 
     Once a sequence's peak exceeds ``divergence_bound`` (checked at each input sample) its
-    states are NaN from there on: a diverged run has no activations to score.
+    states are NaN from there on: a diverged run has no activations to score. ``progress`` is
+    called with the number of input intervals of each block of the rollout once it has run (a
+    tqdm bar's update).
     """
     arguments = _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation)
-    return _single_rollout(reservoir, *arguments)
+    return _rollout(_single, reservoir, *arguments, progress=progress)
 
 
 def stacked_rollout(
@@ -241,15 +312,16 @@ def stacked_rollout(
     divergence_bound: float = float("inf"),
     interpolation: Interpolation = "linear",
     noise: RolloutNoise | None = None,
+    progress: Callable[[int], object] | None = None,
 ):
     """``physical_rollout`` of S reservoirs stacked along a leading axis (see
-    ``physres.physical.stack_models``) on the same inputs, in one compiled program: Q of shape
+    ``physres.physical.stack_models``) on the same inputs, all seeds in one compiled program: Q of shape
     (S, batch, time, ny) or (S, batch, ny) and the peak (S, batch). ``noise``: a RolloutNoise
-    per reservoir, stacked likewise (None: the nominal rollout)."""
+    per reservoir, stacked likewise (None: the nominal rollout); ``progress``: as
+    physical_rollout's."""
     arguments = _checked_arguments(u, reference_dt, sim_dt, keep, divergence_bound, interpolation)
-    if noise is None:
-        return _stacked_rollout(reservoirs, *arguments)
-    return _stacked_noisy_rollout(reservoirs, *arguments, noise)
+    programs = _stacked if noise is None else _stacked_noisy
+    return _rollout(programs, reservoirs, *arguments, noise=noise, progress=progress)
 
 
 def diverged(peak, bound: float) -> bool:
