@@ -132,7 +132,8 @@ def _peak(state):
 
 def _initial_carry(reservoir, batch: int):
     """The rollout's carry at rest: states (Q(0), 0), each (batch, ny), and the peak (batch,) 0."""
-    Q0 = jnp.broadcast_to(reservoir.initial_Q(), (batch,) + reservoir.initial_Q().shape)
+    Q0 = reservoir.initial_Q()
+    Q0 = jnp.broadcast_to(Q0, (batch,) + Q0.shape)
     return (Q0, jnp.zeros_like(Q0)), jnp.zeros(batch, Q0.dtype)
 
 
