@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
         ("workflow/configs/quick.yaml", "workflow/configs/quick_robustness.yaml"),
         ("workflow/configs/thesis_unoptimized_robots.yaml", "workflow/configs/soromox_dynamics.yaml"),
         ("workflow/configs/reference_candidate.yaml",),
+        ("workflow/configs/smnist_layouts/paper.yaml",),
+        ("workflow/configs/smnist_layouts/one_segment.yaml",),
     ],
 )
 def test_shipped_configs_are_valid(overlays):
@@ -109,6 +111,24 @@ def test_unoptimized_robots_default_to_the_thesis_draw_and_the_table_is_an_overl
     assert {k: v for k, v in table.items() if not k.startswith("robot_")} == {
         k: v for k, v in default.items() if not k.startswith("robot_")
     }
+
+
+def test_smnist_layout_overlays_change_the_layouts_alone():
+    """The layout test of sMNIST ny 12's baseline: paper.yaml keeps config.yaml's layouts,
+    one_segment.yaml changes robot.layouts (and the run's name) and nothing else."""
+    configs = {name: load_config(f"workflow/configs/smnist_layouts/{name}.yaml") for name in ("paper", "one_segment")}
+    layouts = {
+        name: {e["ny"]: (e["n_robots"], e["n_pcs"]) for e in c["robot"]["layouts"]} for name, c in configs.items()
+    }
+    assert layouts["paper"] == {e["ny"]: (e["n_robots"], e["n_pcs"]) for e in load_config()["robot"]["layouts"]}
+    assert (layouts["paper"][6], layouts["paper"][12]) == ((1, 2), (2, 2))
+    assert (layouts["one_segment"][6], layouts["one_segment"][12]) == ((2, 1), (4, 1))
+    assert [c["run"] for c in configs.values()] == [f"smnist_layouts_{name}" for name in configs]
+
+    def without_layouts(c):
+        return {k: v for k, v in c.items() if k != "run"} | {"robot": c["robot"] | {"layouts": None}}
+
+    assert without_layouts(configs["one_segment"]) == without_layouts(configs["paper"])
 
 
 def test_pretraining_box_defaults_to_the_thesis_ranges_and_names_its_allowed_values():
