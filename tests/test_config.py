@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import load_config
 
-from physres.config import ConfigError, check_config, merged_config
+from physres.config import ConfigError, check_config, merged_config, robot_layout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -117,10 +117,8 @@ def test_smnist_layout_overlays_change_the_layouts_alone():
     """The layout test of sMNIST ny 12's baseline: paper.yaml keeps config.yaml's layouts,
     one_segment.yaml changes robot.layouts (and the run's name) and nothing else."""
     configs = {name: load_config(f"workflow/configs/smnist_layouts/{name}.yaml") for name in ("paper", "one_segment")}
-    layouts = {
-        name: {e["ny"]: (e["n_robots"], e["n_pcs"]) for e in c["robot"]["layouts"]} for name, c in configs.items()
-    }
-    assert layouts["paper"] == {e["ny"]: (e["n_robots"], e["n_pcs"]) for e in load_config()["robot"]["layouts"]}
+    layouts = {name: {ny: robot_layout(c, ny) for ny in (6, 9, 12, 15)} for name, c in configs.items()}
+    assert layouts["paper"] == {ny: robot_layout(load_config(), ny) for ny in (6, 9, 12, 15)}
     assert (layouts["paper"][6], layouts["paper"][12]) == ((1, 2), (2, 2))
     assert (layouts["one_segment"][6], layouts["one_segment"][12]) == ((2, 1), (4, 1))
     assert [c["run"] for c in configs.values()] == [f"smnist_layouts_{name}" for name in configs]
